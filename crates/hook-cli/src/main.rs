@@ -1,0 +1,2 @@
+//! The `hookwire` command.
+fn main() {}

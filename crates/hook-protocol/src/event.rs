@@ -1,0 +1,197 @@
+//! Event names: one canonical name per lifecycle point, plus the PicoClaw and Claude Code aliases.
+
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A point in an agent's life where hooks run.
+///
+/// Serialized as its canonical (j-cli) name; parsed from the canonical name or any alias,
+/// case-sensitively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Event {
+    /// The session started.
+    SessionStart,
+    /// The session is ending.
+    SessionEnd,
+    /// A user message is about to be sent.
+    PreSendMessage,
+    /// A user message was added to the conversation.
+    PostSendMessage,
+    /// A request to the model is about to be made.
+    PreLlmRequest,
+    /// The model answered.
+    PostLlmResponse,
+    /// A tool call is about to run.
+    PreToolExecution,
+    /// A tool call asks for approval.
+    ApproveTool,
+    /// A tool call succeeded.
+    PostToolExecution,
+    /// A tool call failed or was skipped.
+    PostToolExecutionFailure,
+    /// The model is about to end its reply (no more tool calls).
+    Stop,
+    /// This round's micro compaction is about to run.
+    PreMicroCompact,
+    /// This round's micro compaction ran.
+    PostMicroCompact,
+    /// A full (summarising) compaction is about to run.
+    PreAutoCompact,
+    /// A full compaction ran.
+    PostAutoCompact,
+}
+
+/// Every event with its canonical name and its aliases (PicoClaw first, then Claude Code).
+const NAMES: &[(Event, &str, &[&str])] = &[
+    (Event::SessionStart, "session_start", &["SessionStart"]),
+    (Event::SessionEnd, "session_end", &["SessionEnd"]),
+    (Event::PreSendMessage, "pre_send_message", &["UserPromptSubmit"]),
+    (Event::PostSendMessage, "post_send_message", &[]),
+    (Event::PreLlmRequest, "pre_llm_request", &["before_llm"]),
+    (Event::PostLlmResponse, "post_llm_response", &["after_llm"]),
+    (Event::PreToolExecution, "pre_tool_execution", &["before_tool", "PreToolUse"]),
+    (Event::ApproveTool, "approve_tool", &["PermissionRequest"]),
+    (Event::PostToolExecution, "post_tool_execution", &["after_tool", "PostToolUse"]),
+    (Event::PostToolExecutionFailure, "post_tool_execution_failure", &["PostToolUseFailure"]),
+    (Event::Stop, "stop", &["Stop"]),
+    (Event::PreMicroCompact, "pre_micro_compact", &[]),
+    (Event::PostMicroCompact, "post_micro_compact", &[]),
+    (Event::PreAutoCompact, "pre_auto_compact", &["PreCompact"]),
+    (Event::PostAutoCompact, "post_auto_compact", &["PostCompact"]),
+];
+
+impl Event {
+    /// Every event, in lifecycle-table order.
+    pub const ALL: [Event; 15] = [
+        Event::SessionStart,
+        Event::SessionEnd,
+        Event::PreSendMessage,
+        Event::PostSendMessage,
+        Event::PreLlmRequest,
+        Event::PostLlmResponse,
+        Event::PreToolExecution,
+        Event::ApproveTool,
+        Event::PostToolExecution,
+        Event::PostToolExecutionFailure,
+        Event::Stop,
+        Event::PreMicroCompact,
+        Event::PostMicroCompact,
+        Event::PreAutoCompact,
+        Event::PostAutoCompact,
+    ];
+
+    /// The canonical name, e.g. `pre_tool_execution`.
+    pub fn as_str(self) -> &'static str {
+        NAMES[self.index()].1
+    }
+
+    /// The other names this event answers to, e.g. `before_tool` and `PreToolUse`.
+    pub fn aliases(self) -> &'static [&'static str] {
+        NAMES[self.index()].2
+    }
+
+    /// Position in [`Event::ALL`]; stable, usable as an array index.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Every accepted name (canonical names and aliases), for error messages and schemas.
+    pub fn all_names() -> impl Iterator<Item = &'static str> {
+        NAMES
+            .iter()
+            .flat_map(|(_, name, aliases)| std::iter::once(*name).chain(aliases.iter().copied()))
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An event name that is neither a canonical name nor an alias.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownEventError {
+    /// The name as written.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownEventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown event `{}`; valid names are: ", self.name)?;
+        for (i, name) in Event::all_names().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownEventError {}
+
+impl FromStr for Event {
+    type Err = UnknownEventError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        NAMES
+            .iter()
+            .find(|(_, name, aliases)| *name == s || aliases.contains(&s))
+            .map(|(event, _, _)| *event)
+            .ok_or_else(|| UnknownEventError { name: s.to_owned() })
+    }
+}
+
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = Cow::<'de, str>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Event {
+    fn schema_name() -> Cow<'static, str> {
+        "Event".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = Event::all_names().collect();
+        json_schema!({
+            "description": "A hook event: the canonical name or one of its PicoClaw / Claude Code aliases (case-sensitive).",
+            "type": "string",
+            "enum": names,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_parse_case_sensitively() {
+        for event in Event::ALL {
+            assert_eq!(event.as_str().parse::<Event>(), Ok(event));
+            for alias in event.aliases() {
+                assert_eq!(alias.parse::<Event>(), Ok(event));
+            }
+            assert_eq!(Event::ALL[event.index()], event);
+        }
+        assert_eq!("before_tool".parse::<Event>(), Ok(Event::PreToolExecution));
+        assert_eq!("Stop".parse::<Event>(), Ok(Event::Stop));
+        let err = "PRE_TOOL_EXECUTION".parse::<Event>().unwrap_err();
+        let message = err.to_string();
+        assert!(message.starts_with("unknown event `PRE_TOOL_EXECUTION`; valid names are: session_start"));
+        assert!(message.contains("PreToolUse"), "{message}");
+    }
+}

@@ -1,0 +1,1 @@
+//! Cross-crate test suites for hookwire; the tests live in `tests/`.
