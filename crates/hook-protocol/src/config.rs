@@ -90,7 +90,6 @@ impl JsonSchema for HooksFile {
 /// The kind of a command hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[non_exhaustive]
 pub enum HookKind {
     /// `sh -c "<command>"` per event (j-cli's default).
     #[default]
@@ -112,7 +111,6 @@ impl HookKind {
 /// What to do when a hook fails (exit code, timeout, invalid output, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[non_exhaustive]
 pub enum OnError {
     /// Fail open: log, keep the value, go on (default for interceptors).
     Skip,

@@ -10,7 +10,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Serialized as its canonical (j-cli) name; parsed from the canonical name or any alias,
 /// case-sensitively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
 pub enum Event {
     /// The session started.
     SessionStart,

@@ -48,7 +48,6 @@ pub struct HookContext {
 /// j-cli's control-flow action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[non_exhaustive]
 pub enum JcliAction {
     /// Halt the current step (drop the message, abort the request, deny the approval, ...).
     Stop,

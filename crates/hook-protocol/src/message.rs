@@ -7,7 +7,6 @@ use serde_json::{Map, Value};
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[non_exhaustive]
 pub enum Role {
     /// The system prompt.
     System,

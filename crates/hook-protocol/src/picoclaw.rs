@@ -64,7 +64,6 @@ pub struct Meta {
 /// A capability a process hook asks for in `hook.hello`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[non_exhaustive]
 pub enum Mode {
     /// `hook.event` notifications.
     Observe,
@@ -111,7 +110,6 @@ pub struct HelloResult {
 /// The decision of an interceptor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[non_exhaustive]
 pub enum Action {
     /// Pass through (with any returned changes).
     #[default]

@@ -1,0 +1,291 @@
+//! What one hook returns, in the engine's own terms, whatever its dialect.
+
+use hook_protocol::{
+    ChatMessage, Context, Event, HookResult, ToolCall, ToolDefinition, ToolResult,
+    jcli::JcliAction,
+    serde_json::{Map, Value},
+};
+
+/// A control-flow decision. `None` in [`HookOutput::action`] means continue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Action {
+    /// Halt the current step (j-cli `stop`).
+    Stop,
+    /// Skip the current step; siblings go on (j-cli `skip`).
+    Skip,
+    /// Refuse this tool call (PicoClaw `deny_tool`).
+    DenyTool,
+    /// Answer this tool call with [`HookOutput::respond`] (PicoClaw `respond`).
+    Respond,
+    /// End the turn with an error carrying the reason.
+    AbortTurn,
+    /// End the turn and roll back its history.
+    HardAbort,
+}
+
+impl Action {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Stop => "stop",
+            Action::Skip => "skip",
+            Action::DenyTool => "deny_tool",
+            Action::Respond => "respond",
+            Action::AbortTurn => "abort_turn",
+            Action::HardAbort => "hard_abort",
+        }
+    }
+}
+
+/// Replacements for context fields; a field left `None` stays as it was.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContextPatch {
+    /// New user message.
+    pub user_input: Option<String>,
+    /// New conversation.
+    pub messages: Option<Vec<ChatMessage>>,
+    /// New system prompt.
+    pub system_prompt: Option<String>,
+    /// New model.
+    pub model: Option<String>,
+    /// New tool list.
+    pub tools: Option<Vec<ToolDefinition>>,
+    /// New model parameters.
+    pub options: Option<Map<String, Value>>,
+    /// New reply text.
+    pub assistant_output: Option<String>,
+    /// New tool calls of the reply.
+    pub tool_calls: Option<Vec<ToolCall>>,
+    /// New tool name.
+    pub tool_name: Option<String>,
+    /// New tool arguments (JSON text).
+    pub tool_arguments: Option<String>,
+    /// New tool result.
+    pub tool_result: Option<ToolResult>,
+    /// New tool error text.
+    pub tool_error: Option<String>,
+}
+
+/// A field of [`Context`] that hooks may replace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Field {
+    /// `user_input`
+    UserInput,
+    /// `messages`
+    Messages,
+    /// `system_prompt`
+    SystemPrompt,
+    /// `model`
+    Model,
+    /// `tools`
+    Tools,
+    /// `options`
+    Options,
+    /// `assistant_output`
+    AssistantOutput,
+    /// `tool_calls`
+    ToolCalls,
+    /// `tool_name`
+    ToolName,
+    /// `tool_arguments`
+    ToolArguments,
+    /// `tool_result`
+    ToolResult,
+    /// `tool_error`
+    ToolError,
+}
+
+impl Field {
+    /// Every replaceable field.
+    pub const ALL: [Field; 12] = [
+        Field::UserInput,
+        Field::Messages,
+        Field::SystemPrompt,
+        Field::Model,
+        Field::Tools,
+        Field::Options,
+        Field::AssistantOutput,
+        Field::ToolCalls,
+        Field::ToolName,
+        Field::ToolArguments,
+        Field::ToolResult,
+        Field::ToolError,
+    ];
+
+    /// The context member's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::UserInput => "user_input",
+            Field::Messages => "messages",
+            Field::SystemPrompt => "system_prompt",
+            Field::Model => "model",
+            Field::Tools => "tools",
+            Field::Options => "options",
+            Field::AssistantOutput => "assistant_output",
+            Field::ToolCalls => "tool_calls",
+            Field::ToolName => "tool_name",
+            Field::ToolArguments => "tool_arguments",
+            Field::ToolResult => "tool_result",
+            Field::ToolError => "tool_error",
+        }
+    }
+}
+
+impl ContextPatch {
+    /// Whether the patch replaces nothing.
+    pub fn is_empty(&self) -> bool {
+        self.fields().next().is_none()
+    }
+
+    /// The fields the patch sets.
+    pub fn fields(&self) -> impl Iterator<Item = Field> + '_ {
+        Field::ALL.into_iter().filter(|field| self.sets(*field))
+    }
+
+    /// Whether the patch sets `field`.
+    pub fn sets(&self, field: Field) -> bool {
+        match field {
+            Field::UserInput => self.user_input.is_some(),
+            Field::Messages => self.messages.is_some(),
+            Field::SystemPrompt => self.system_prompt.is_some(),
+            Field::Model => self.model.is_some(),
+            Field::Tools => self.tools.is_some(),
+            Field::Options => self.options.is_some(),
+            Field::AssistantOutput => self.assistant_output.is_some(),
+            Field::ToolCalls => self.tool_calls.is_some(),
+            Field::ToolName => self.tool_name.is_some(),
+            Field::ToolArguments => self.tool_arguments.is_some(),
+            Field::ToolResult => self.tool_result.is_some(),
+            Field::ToolError => self.tool_error.is_some(),
+        }
+    }
+
+    /// Drops `field` from the patch.
+    pub fn clear(&mut self, field: Field) {
+        match field {
+            Field::UserInput => self.user_input = None,
+            Field::Messages => self.messages = None,
+            Field::SystemPrompt => self.system_prompt = None,
+            Field::Model => self.model = None,
+            Field::Tools => self.tools = None,
+            Field::Options => self.options = None,
+            Field::AssistantOutput => self.assistant_output = None,
+            Field::ToolCalls => self.tool_calls = None,
+            Field::ToolName => self.tool_name = None,
+            Field::ToolArguments => self.tool_arguments = None,
+            Field::ToolResult => self.tool_result = None,
+            Field::ToolError => self.tool_error = None,
+        }
+    }
+
+    /// Writes every set field into `context`; returns the fields whose value actually changed.
+    pub fn apply(self, context: &mut Context) -> Vec<Field> {
+        fn put<T: PartialEq>(slot: &mut Option<T>, value: Option<T>, field: Field, changed: &mut Vec<Field>) {
+            if let Some(value) = value {
+                if slot.as_ref() != Some(&value) {
+                    changed.push(field);
+                }
+                *slot = Some(value);
+            }
+        }
+        let mut changed = Vec::new();
+        put(&mut context.user_input, self.user_input, Field::UserInput, &mut changed);
+        put(&mut context.messages, self.messages, Field::Messages, &mut changed);
+        put(&mut context.system_prompt, self.system_prompt, Field::SystemPrompt, &mut changed);
+        put(&mut context.model, self.model, Field::Model, &mut changed);
+        put(&mut context.tools, self.tools, Field::Tools, &mut changed);
+        put(&mut context.options, self.options, Field::Options, &mut changed);
+        put(&mut context.assistant_output, self.assistant_output, Field::AssistantOutput, &mut changed);
+        put(&mut context.tool_calls, self.tool_calls, Field::ToolCalls, &mut changed);
+        put(&mut context.tool_name, self.tool_name, Field::ToolName, &mut changed);
+        put(&mut context.tool_arguments, self.tool_arguments, Field::ToolArguments, &mut changed);
+        put(&mut context.tool_result, self.tool_result, Field::ToolResult, &mut changed);
+        put(&mut context.tool_error, self.tool_error, Field::ToolError, &mut changed);
+        changed
+    }
+}
+
+/// What one hook returned: a decision, field replacements and effects.
+///
+/// The engine merges outputs along the chain: replacements pipeline into the context,
+/// `inject_messages`, `additional_context` and `system_message` accumulate, `retry_feedback`
+/// is last-writer-wins, and a halting action ends the chain.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookOutput {
+    /// The decision; `None` continues.
+    pub action: Option<Action>,
+    /// Why (denials, aborts, approval decisions).
+    pub reason: Option<String>,
+    /// Field replacements.
+    pub patch: ContextPatch,
+    /// Messages to append to the conversation.
+    pub inject_messages: Vec<ChatMessage>,
+    /// Text to append to the system prompt.
+    pub additional_context: Option<String>,
+    /// A notice for the user.
+    pub system_message: Option<String>,
+    /// Feedback for another round.
+    pub retry_feedback: Option<String>,
+    /// `approve_tool`: `Some(false)` denies, `Some(true)` approves, `None` has no objection.
+    pub approved: Option<bool>,
+    /// The tool's result when `action` is [`Action::Respond`].
+    pub respond: Option<ToolResult>,
+}
+
+impl HookOutput {
+    /// Whether the output changes and decides nothing.
+    pub fn is_no_change(&self) -> bool {
+        self.action.is_none()
+            && self.patch.is_empty()
+            && self.inject_messages.is_empty()
+            && self.additional_context.is_none()
+            && self.system_message.is_none()
+            && self.retry_feedback.is_none()
+            && self.approved.is_none()
+            && self.respond.is_none()
+    }
+
+    /// Reads a j-cli `HookResult` (from a bash or llm hook) for `event`.
+    ///
+    /// `tool_result` text replaces the result's `for_llm` and keeps its other members;
+    /// `"action": "stop"` on `approve_tool` is a denial.
+    pub fn from_hook_result(result: HookResult, event: Event, context: &Context) -> HookOutput {
+        let action = match result.action {
+            None => None,
+            Some(JcliAction::Stop) => Some(Action::Stop),
+            Some(JcliAction::Skip) => Some(Action::Skip),
+        };
+        let approved = match (event, result.approved, action) {
+            (Event::ApproveTool, Some(approved), _) => Some(approved),
+            (Event::ApproveTool, None, Some(Action::Stop)) => Some(false),
+            (_, approved, _) => approved,
+        };
+        let tool_result = result.tool_result.map(|text| {
+            let mut merged = context.tool_result.clone().unwrap_or_default();
+            merged.for_llm = text;
+            merged
+        });
+        HookOutput {
+            action,
+            reason: result.reason,
+            patch: ContextPatch {
+                user_input: result.user_input,
+                messages: result.messages,
+                system_prompt: result.system_prompt,
+                assistant_output: result.assistant_output,
+                tool_arguments: result.tool_arguments,
+                tool_result,
+                tool_error: result.tool_error,
+                ..ContextPatch::default()
+            },
+            inject_messages: result.inject_messages.unwrap_or_default(),
+            additional_context: result.additional_context,
+            system_message: result.system_message,
+            retry_feedback: result.retry_feedback,
+            approved,
+            respond: None,
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Configured hooks: levels, stable ids, the validated spec of one hook, and the factories
+//! that turn a spec into a running hook.
+
+use std::{collections::BTreeMap, fmt, path::PathBuf, sync::Arc, time::Duration};
+
+use async_trait::async_trait;
+use hook_protocol::{
+    Event,
+    config::{BuiltinDef, HookDef, HookFilter, OnError, ProcessDef},
+};
+
+use crate::{BuildError, Hook, Observer};
+
+/// Where a hook comes from; hooks run level by level in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Level {
+    /// Compiled into the host.
+    Builtin,
+    /// The user's configuration.
+    User,
+    /// The project's configuration (runs only when trusted).
+    Project,
+    /// Registered during the session (e.g. by the model).
+    Session,
+}
+
+impl Level {
+    /// Every level, in run order.
+    pub const ALL: [Level; 4] = [Level::Builtin, Level::User, Level::Project, Level::Session];
+
+    /// `builtin`, `user`, `project` or `session`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Builtin => "builtin",
+            Level::User => "user",
+            Level::Project => "project",
+            Level::Session => "session",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A stable hook id: `<level>:<name>:<event>`. Unique per registration and event, so disabling
+/// one never disables another.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HookId(Arc<str>);
+
+impl HookId {
+    /// The id of hook `name` at `level` on `event`.
+    pub fn new(level: Level, name: &str, event: Event) -> Self {
+        HookId(format!("{level}:{name}:{event}").into())
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for HookId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a configured hook was declared, for messages and trust.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SourceLocation {
+    /// The configuration file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a hook is defined, by dialect.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum HookDefinition {
+    /// A j-cli command hook (`bash` or `llm`).
+    Command(HookDef),
+    /// A PicoClaw process hook.
+    Process(ProcessDef),
+    /// A PicoClaw builtin enabled by configuration.
+    Builtin(BuiltinDef),
+}
+
+/// Default deadlines; configuration may override each (PicoClaw `hooks.defaults`, per-hook `timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadlines {
+    /// bash hooks: 10 s.
+    pub bash: Duration,
+    /// llm hooks: 30 s.
+    pub llm: Duration,
+    /// process interceptors: 5 s.
+    pub interceptor: Duration,
+    /// approval hooks of any kind: 60 s.
+    pub approval: Duration,
+    /// observer notifications: 0.5 s.
+    pub observer: Duration,
+    /// a whole chain: 30 s.
+    pub chain: Duration,
+    /// a process hook's `hook.hello` reply: 5 s.
+    pub handshake: Duration,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            bash: Duration::from_secs(10),
+            llm: Duration::from_secs(30),
+            interceptor: Duration::from_secs(5),
+            approval: Duration::from_secs(60),
+            observer: Duration::from_millis(500),
+            chain: Duration::from_secs(30),
+            handshake: Duration::from_secs(5),
+        }
+    }
+}
+
+/// One configured hook, validated: everything a factory needs to build it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookSpec {
+    /// Name (unique within its level).
+    pub name: String,
+    /// Level it was loaded at.
+    pub level: Level,
+    /// Executor kind: `bash`, `llm`, `process` or `builtin`.
+    pub kind: String,
+    /// Events it runs on.
+    pub events: Vec<Event>,
+    /// The definition as written.
+    pub definition: HookDefinition,
+    /// The hook's own directory (directory hooks), for `JCLI_HOOK_DIR` and `PATH`.
+    pub dir: Option<PathBuf>,
+    /// Where it was declared.
+    pub source: SourceLocation,
+    /// Order inside the level, ascending.
+    pub priority: i32,
+    /// `false` keeps it configured but off.
+    pub enabled: bool,
+    /// Filter on the event's context.
+    pub filter: HookFilter,
+    /// Explicit deadline, if configured.
+    pub timeout: Option<Duration>,
+    /// Explicit retry count, if configured.
+    pub retry: Option<u32>,
+    /// Explicit failure policy, if configured.
+    pub on_error: Option<OnError>,
+    /// Environment added for the hook.
+    pub env: BTreeMap<String, String>,
+    /// Tools, besides those it injects, the hook may answer with `respond` (`*`: any).
+    pub respond_tools: Vec<String>,
+    /// The deadlines in force where it was loaded.
+    pub deadlines: Deadlines,
+}
+
+/// What a factory built for one spec.
+#[derive(Debug, Clone)]
+pub struct BuiltHook {
+    /// Runs on each of the spec's events.
+    pub hook: Arc<dyn Hook>,
+    /// Receives the observer kinds the spec asks for, if any.
+    pub observer: Option<Arc<dyn Observer>>,
+}
+
+/// Builds running hooks of one kind from their specs; hosts register one per kind
+/// (`hook-bash`, `hook-llm`, `hook-process` each provide one).
+#[async_trait]
+pub trait HookFactory: Send + Sync + fmt::Debug {
+    /// The kind this factory builds (`bash`, `llm`, `process`, `builtin`).
+    fn kind(&self) -> &str;
+
+    /// Builds (and for process hooks, starts) the hook of `spec`. Called once per spec; the
+    /// result serves every event of the spec.
+    async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError>;
+}
