@@ -46,7 +46,13 @@ pub struct HookInput<'a> {
 
 impl<'a> HookInput<'a> {
     /// An input for `event` and `context`, with its own serialization cache.
-    pub fn new(event: Event, context: &'a Context, deadline: Instant, attempt: u32, cache: &'a SerializedCache) -> Self {
+    pub fn new(
+        event: Event,
+        context: &'a Context,
+        deadline: Instant,
+        attempt: u32,
+        cache: &'a SerializedCache,
+    ) -> Self {
         HookInput { event, context, deadline, attempt, cache }
     }
 

@@ -161,7 +161,10 @@ impl HookFilter {
 
     /// Whether a condition on the tool is set (such a filter never matches a non-tool event).
     pub fn has_tool_condition(&self) -> bool {
-        self.tool_name.is_some() || self.tool_matcher.is_some() || self.tool_regex.is_some() || self.args_regex.is_some()
+        self.tool_name.is_some()
+            || self.tool_matcher.is_some()
+            || self.tool_regex.is_some()
+            || self.args_regex.is_some()
     }
 }
 

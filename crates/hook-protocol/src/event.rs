@@ -99,9 +99,7 @@ impl Event {
 
     /// Every accepted name (canonical names and aliases), for error messages and schemas.
     pub fn all_names() -> impl Iterator<Item = &'static str> {
-        NAMES
-            .iter()
-            .flat_map(|(_, name, aliases)| std::iter::once(*name).chain(aliases.iter().copied()))
+        NAMES.iter().flat_map(|(_, name, aliases)| std::iter::once(*name).chain(aliases.iter().copied()))
     }
 }
 

@@ -24,7 +24,8 @@ pub use event::{Event, UnknownEventError};
 pub use jcli::{HookContext, HookResult};
 pub use jsonrpc::Id;
 pub use message::{
-    ChatMessage, ContentPart, FunctionCall, FunctionDefinition, ImageUrl, MessageContent, Role, ToolCall, ToolDefinition,
+    ChatMessage, ContentPart, FunctionCall, FunctionDefinition, ImageUrl, MessageContent, Role, ToolCall,
+    ToolDefinition,
 };
 pub use picoclaw::Meta;
 pub use schemars;
@@ -45,11 +46,7 @@ pub struct ParseError {
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.path == "." {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "at `{}`: {}", self.path, self.message)
-        }
+        if self.path == "." { f.write_str(&self.message) } else { write!(f, "at `{}`: {}", self.path, self.message) }
     }
 }
 

@@ -61,11 +61,9 @@ impl ChatMessage {
         match &self.content {
             None => String::new(),
             Some(MessageContent::Text(text)) => text.clone(),
-            Some(MessageContent::Parts(parts)) => parts
-                .iter()
-                .filter_map(|part| part.text.as_deref())
-                .collect::<Vec<_>>()
-                .join("\n"),
+            Some(MessageContent::Parts(parts)) => {
+                parts.iter().filter_map(|part| part.text.as_deref()).collect::<Vec<_>>().join("\n")
+            }
         }
     }
 }
@@ -175,7 +173,9 @@ impl<'de> Deserialize<'de> for ToolCall {
         let wire = ToolCallWire::deserialize(deserializer)?;
         let function = match (wire.function, wire.name) {
             (Some(function), _) => function,
-            (None, Some(name)) => FunctionCall { name, arguments: wire.arguments.unwrap_or_default(), extra: Map::new() },
+            (None, Some(name)) => {
+                FunctionCall { name, arguments: wire.arguments.unwrap_or_default(), extra: Map::new() }
+            }
             (None, None) => return Err(serde::de::Error::missing_field("function")),
         };
         Ok(ToolCall { id: wire.id, kind: wire.kind.unwrap_or_else(|| "function".into()), function, extra: wire.extra })

@@ -1,0 +1,1 @@
+//! Configuration loading: files of the three dialects into validated hook specs.
