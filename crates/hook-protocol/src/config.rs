@@ -99,6 +99,11 @@ pub enum HookKind {
 }
 
 impl HookKind {
+    /// Whether this is the default kind, `bash`.
+    pub fn is_bash(&self) -> bool {
+        *self == HookKind::Bash
+    }
+
     /// `bash` or `llm`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -173,7 +178,7 @@ impl HookFilter {
 #[serde(try_from = "HookDefWire")]
 pub struct HookDef {
     /// `bash` (default) or `llm`.
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type", default, skip_serializing_if = "HookKind::is_bash")]
     pub kind: HookKind,
     /// Name used in ids and messages (directory hooks: the directory's name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -194,7 +199,7 @@ pub struct HookDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Seconds (fractions allowed); must be above 0. Default: bash 10, llm 30.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "seconds_out")]
     pub timeout: Option<f64>,
     /// Extra attempts after a failure. Default: bash 0, llm 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -247,6 +252,22 @@ struct HookDefWire {
     enabled: Option<bool>,
     #[serde(default)]
     env: Option<BTreeMap<String, String>>,
+}
+
+fn picoclaw_names<S: Serializer>(events: &Option<Vec<Event>>, serializer: S) -> Result<S::Ok, S::Error> {
+    match events {
+        None => serializer.serialize_none(),
+        Some(events) => serializer.collect_seq(events.iter().map(|e| e.picoclaw_name().unwrap_or(e.as_str()))),
+    }
+}
+
+/// Writes whole seconds as an integer (`5`, not `5.0`), as they are usually written.
+fn seconds_out<S: Serializer>(seconds: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match seconds {
+        Some(t) if t.fract() == 0.0 && *t >= 0.0 && *t < u64::MAX as f64 => serializer.serialize_u64(*t as u64),
+        Some(t) => serializer.serialize_f64(*t),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// Checks a timeout in seconds: finite and above zero.
@@ -360,8 +381,9 @@ pub struct ProcessDef {
     /// Observer kinds to receive as `hook.event` (`*` for all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observe: Option<Vec<String>>,
-    /// Events to intercept: PicoClaw's names or hookwire's canonical names.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Events to intercept: PicoClaw's names or hookwire's canonical names (written back with
+    /// PicoClaw's names where they exist).
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "picoclaw_names")]
     pub intercept: Option<Vec<Event>>,
     /// hookwire: tools, besides those it injects, this hook may answer with `respond` (`*` for any).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -92,6 +92,18 @@ impl Event {
         NAMES[self.index()].2
     }
 
+    /// PicoClaw's name for this event (`before_tool`), if PicoClaw has one.
+    pub fn picoclaw_name(self) -> Option<&'static str> {
+        match self {
+            Event::PreLlmRequest => Some("before_llm"),
+            Event::PostLlmResponse => Some("after_llm"),
+            Event::PreToolExecution => Some("before_tool"),
+            Event::PostToolExecution => Some("after_tool"),
+            Event::ApproveTool => Some("approve_tool"),
+            _ => None,
+        }
+    }
+
     /// Position in [`Event::ALL`]; stable, usable as an array index.
     pub fn index(self) -> usize {
         self as usize
