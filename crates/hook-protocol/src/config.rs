@@ -254,6 +254,19 @@ struct HookDefWire {
     env: Option<BTreeMap<String, String>>,
 }
 
+/// Reads an event list, skipping `""` entries as PicoClaw does.
+fn events_skipping_empty<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<Event>>, D::Error> {
+    let Some(names) = Option::<Vec<String>>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    names
+        .iter()
+        .filter(|name| !name.is_empty())
+        .map(|name| name.parse().map_err(serde::de::Error::custom))
+        .collect::<Result<Vec<Event>, D::Error>>()
+        .map(Some)
+}
+
 fn picoclaw_names<S: Serializer>(events: &Option<Vec<Event>>, serializer: S) -> Result<S::Ok, S::Error> {
     match events {
         None => serializer.serialize_none(),
@@ -413,7 +426,8 @@ struct ProcessDefWire {
     env: Option<BTreeMap<String, String>>,
     #[serde(default)]
     observe: Option<Vec<String>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "events_skipping_empty")]
+    #[schemars(with = "Option<Vec<Event>>")]
     intercept: Option<Vec<Event>>,
     #[serde(default)]
     respond_tools: Option<Vec<String>>,

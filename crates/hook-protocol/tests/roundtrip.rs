@@ -178,3 +178,21 @@ fn malformed_documents_name_the_member() {
             .unwrap_err();
     assert!(config.to_string().contains("listed twice"), "{config}");
 }
+
+#[test]
+fn picoclaw_config_quirks_are_accepted() {
+    // PicoClaw skips `""` in `intercept`; an unmodified config holding one must still load.
+    let config: PicoClawConfig = from_json_str(
+        r#"{"hooks": {"processes": {"p": {"command": ["x"], "intercept": ["", "before_tool"], "transport": ""}}}}"#,
+    )
+    .unwrap();
+    let process = &config.hooks.processes.as_ref().unwrap()["p"];
+    assert_eq!(process.intercept.as_deref(), Some(&[hook_protocol::Event::PreToolExecution][..]));
+    let error = from_json_str::<PicoClawConfig>(
+        r#"{"hooks": {"processes": {"p": {"command": ["x"], "transport": "tcp", "intercept": ["before_tool"]}}}}"#,
+    )
+    .unwrap_err();
+    assert!(error.message.contains("unsupported transport `tcp`"), "{error}");
+    let error = from_json_str::<PicoClawConfig>(r#"{"hooks": {"processes": {"p": {"command": ["x"]}}}}"#).unwrap_err();
+    assert!(error.message.contains("no hook modes enabled"), "{error}");
+}
