@@ -195,3 +195,42 @@ pub trait HookFactory: Send + Sync + fmt::Debug {
     /// result serves every event of the spec.
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError>;
 }
+
+impl HookSpec {
+    /// The deadline of one run on `event`: the configured `timeout`, else the default for the
+    /// hook's kind (bash 10 s, llm 30 s, process/in-process interceptor 5 s, their approvals 60 s).
+    pub fn effective_timeout(&self, event: Event) -> Duration {
+        self.timeout.unwrap_or_else(|| default_timeout(&self.kind, event, &self.deadlines))
+    }
+
+    /// The failure policy on `event`: the configured `on_error`, else `deny` for approvals and
+    /// `skip` (fail open) for everything else.
+    pub fn effective_on_error(&self, event: Event) -> OnError {
+        self.on_error.unwrap_or_else(|| default_on_error(event))
+    }
+
+    /// Extra attempts after a failure: the configured `retry`, else 1 for llm hooks and 0 otherwise.
+    pub fn effective_retry(&self) -> u32 {
+        self.retry.unwrap_or_else(|| default_retry(&self.kind))
+    }
+}
+
+/// The default deadline of a hook of `kind` on `event`.
+pub fn default_timeout(kind: &str, event: Event, deadlines: &Deadlines) -> Duration {
+    match kind {
+        "bash" => deadlines.bash,
+        "llm" => deadlines.llm,
+        _ if event == Event::ApproveTool => deadlines.approval,
+        _ => deadlines.interceptor,
+    }
+}
+
+/// The default failure policy on `event`: approvals fail closed, everything else fails open.
+pub fn default_on_error(event: Event) -> OnError {
+    if event == Event::ApproveTool { OnError::Deny } else { OnError::Skip }
+}
+
+/// The default retry count of a hook of `kind`: llm hooks retry once (a model may answer badly once).
+pub fn default_retry(kind: &str) -> u32 {
+    if kind == "llm" { 1 } else { 0 }
+}

@@ -1,0 +1,168 @@
+//! What a fire returns: the combined decision, the effects hooks accumulated, and one trace
+//! record per hook.
+
+use std::{fmt, time::Duration};
+
+use hook_protocol::{ChatMessage, Event, ToolResult};
+
+use crate::{Action, Field, HookError, HookId, OutcomeClass};
+
+/// The combined decision of a chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Decision {
+    /// Go on as normal.
+    Continue,
+    /// Halt the current step.
+    Stop,
+    /// Skip the current step.
+    Skip,
+    /// Refuse the tool call.
+    DenyTool,
+    /// Answer the tool call with [`FireOutcome::respond`].
+    Respond,
+    /// End the turn with [`FireOutcome::reason`].
+    AbortTurn,
+    /// End the turn and roll back its history.
+    HardAbort,
+    /// `approve_tool`: no approver objected.
+    Approved,
+    /// `approve_tool`: an approver denied (or failed closed).
+    Denied,
+}
+
+impl Decision {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Continue => "continue",
+            Decision::Stop => "stop",
+            Decision::Skip => "skip",
+            Decision::DenyTool => "deny_tool",
+            Decision::Respond => "respond",
+            Decision::AbortTurn => "abort_turn",
+            Decision::HardAbort => "hard_abort",
+            Decision::Approved => "approved",
+            Decision::Denied => "denied",
+        }
+    }
+
+    /// Whether the decision ends the chain.
+    pub fn is_halt(self) -> bool {
+        !matches!(self, Decision::Continue | Decision::Approved)
+    }
+
+    pub(crate) fn from_action(action: Action) -> Decision {
+        match action {
+            Action::Stop => Decision::Stop,
+            Action::Skip => Decision::Skip,
+            Action::DenyTool => Decision::DenyTool,
+            Action::Respond => Decision::Respond,
+            Action::AbortTurn => Decision::AbortTurn,
+            Action::HardAbort => Decision::HardAbort,
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What hooks asked for besides field changes, accumulated along the chain.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Effects {
+    /// Messages to append to the conversation, in chain order.
+    pub inject_messages: Vec<ChatMessage>,
+    /// Text to append to the system prompt, in chain order.
+    pub additional_context: Vec<String>,
+    /// Notices for the user, in chain order.
+    pub system_messages: Vec<String>,
+    /// Feedback for another round; the last hook that set it wins.
+    pub retry_feedback: Option<String>,
+}
+
+impl Effects {
+    /// Whether no hook asked for anything.
+    pub fn is_empty(&self) -> bool {
+        *self == Effects::default()
+    }
+}
+
+/// One hook's part in a fire.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceEntry {
+    /// The hook's stable id.
+    pub id: HookId,
+    /// How its run ended (`filtered` / `disabled` when it did not run).
+    pub outcome: OutcomeClass,
+    /// The action it returned that took effect.
+    pub action: Option<Action>,
+    /// Fields whose value it changed.
+    pub changed: Vec<Field>,
+    /// Changes and actions it returned that this event cannot honour, by name; they were ignored.
+    pub dropped: Vec<String>,
+    /// Attempts made (0 when it did not run).
+    pub attempts: u32,
+    /// Time spent, retries and backoff included.
+    pub duration: Duration,
+    /// The last error, when it failed.
+    pub error: Option<HookError>,
+}
+
+impl TraceEntry {
+    pub(crate) fn not_run(id: HookId, outcome: OutcomeClass) -> Self {
+        TraceEntry {
+            id,
+            outcome,
+            action: None,
+            changed: Vec::new(),
+            dropped: Vec::new(),
+            attempts: 0,
+            duration: Duration::ZERO,
+            error: None,
+        }
+    }
+}
+
+/// The result of [`crate::Engine::fire`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FireOutcome {
+    /// The event fired.
+    pub event: Event,
+    /// The combined decision.
+    pub decision: Decision,
+    /// Why (denials, aborts, failures that halted the chain).
+    pub reason: Option<String>,
+    /// The tool result to use when `decision` is [`Decision::Respond`].
+    pub respond: Option<ToolResult>,
+    /// Fields the chain changed in the context, each once, in order of first change.
+    pub changed: Vec<Field>,
+    /// Effects accumulated along the chain.
+    pub effects: Effects,
+    /// One record per hook registered on the event, in run order (hooks after a halt are absent).
+    pub trace: Vec<TraceEntry>,
+}
+
+impl FireOutcome {
+    /// The outcome of a chain where nothing ran: `Approved` for `approve_tool`, else `Continue`.
+    /// Allocates nothing.
+    pub fn empty(event: Event) -> Self {
+        let decision = if crate::capability(event).is_approval { Decision::Approved } else { Decision::Continue };
+        FireOutcome {
+            event,
+            decision,
+            reason: None,
+            respond: None,
+            changed: Vec::new(),
+            effects: Effects::default(),
+            trace: Vec::new(),
+        }
+    }
+
+    /// Whether the chain halted (any decision but `Continue` and `Approved`).
+    pub fn is_halted(&self) -> bool {
+        self.decision.is_halt()
+    }
+}
