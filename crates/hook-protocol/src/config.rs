@@ -254,17 +254,44 @@ struct HookDefWire {
     env: Option<BTreeMap<String, String>>,
 }
 
-/// Reads an event list, skipping `""` entries as PicoClaw does.
+/// Reads an event list, skipping `""` entries as PicoClaw does; a bad name is reported where
+/// it stands.
 fn events_skipping_empty<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<Event>>, D::Error> {
-    let Some(names) = Option::<Vec<String>>::deserialize(deserializer)? else {
-        return Ok(None);
-    };
-    names
-        .iter()
-        .filter(|name| !name.is_empty())
-        .map(|name| name.parse().map_err(serde::de::Error::custom))
-        .collect::<Result<Vec<Event>, D::Error>>()
-        .map(Some)
+    struct EventsVisitor;
+    impl<'de> Visitor<'de> for EventsVisitor {
+        type Value = Option<Vec<Event>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of event names")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+            deserializer.deserialize_seq(self)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut events = Vec::new();
+            while let Some(name) = seq.next_element::<EventName>()? {
+                events.extend(name.0);
+            }
+            Ok(Some(events))
+        }
+    }
+    /// One entry: an event, or nothing for `""`.
+    struct EventName(Option<Event>);
+    impl<'de> Deserialize<'de> for EventName {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+            if name.is_empty() {
+                return Ok(EventName(None));
+            }
+            name.parse().map(|event| EventName(Some(event))).map_err(serde::de::Error::custom)
+        }
+    }
+    deserializer.deserialize_option(EventsVisitor)
 }
 
 fn picoclaw_names<S: Serializer>(events: &Option<Vec<Event>>, serializer: S) -> Result<S::Ok, S::Error> {
