@@ -1,0 +1,123 @@
+//! Validation the parser cannot do: names, regexes, and names used twice in one level.
+
+use std::collections::HashMap;
+
+use regex::RegexBuilder;
+
+use super::{ConfigError, FileCx, FileLoad, locate::Position};
+use crate::{HookDefinition, HookSpec, Level, SourceLocation};
+
+/// Compiled size limit for user patterns: generous for any real filter, small enough that a
+/// pathological pattern fails at load instead of eating memory.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Checks a hook name; records an error and returns `false` when it is unusable.
+pub(super) fn name(cx: &mut FileCx<'_>, name: &str, at: Option<Position>) -> bool {
+    let problem = if name.trim().is_empty() {
+        "the name is empty; give the hook a name, e.g. `name: guard`"
+    } else if name.contains(':') {
+        "the name contains `:`, which separates the parts of a hook id (`level:name:event`); use `-` or `_`"
+    } else if name.chars().any(char::is_control) {
+        "the name contains a control character; use letters, digits, `-` and `_`"
+    } else {
+        return true;
+    };
+    cx.error(at, Some(name), problem);
+    false
+}
+
+/// Compiles one filter pattern the way the engine will; records an error with the pattern's
+/// position and returns `false` when it does not compile.
+pub(super) fn regex(
+    cx: &mut FileCx<'_>,
+    hook: &str,
+    key: &str,
+    pattern: &str,
+    from_line: usize,
+    at: Option<Position>,
+) -> bool {
+    let Err(err) = RegexBuilder::new(pattern).size_limit(REGEX_SIZE_LIMIT).build() else {
+        return true;
+    };
+    let reason = regex_reason(&err);
+    // The text may escape the pattern (`"a\\d"`): fall back to the key alone.
+    let at = cx.locate(key, Some(pattern), from_line).or_else(|| cx.locate(key, None, from_line)).or(at);
+    cx.error(
+        at,
+        Some(hook),
+        format!("`filter.{key}` `{pattern}` is not a valid regular expression: {reason}; fix the pattern (Rust regex syntax, no look-around or back-references)"),
+    );
+    false
+}
+
+/// The one-line reason of a regex error (its Display draws the pattern and a caret over
+/// several lines).
+fn regex_reason(err: &regex::Error) -> String {
+    match err {
+        regex::Error::CompiledTooBig(limit) => format!("it compiles to more than {limit} bytes; simplify it"),
+        other => {
+            let text = other.to_string();
+            match text.rfind("error: ") {
+                Some(idx) => text[idx + "error: ".len()..].trim().to_owned(),
+                None => text.split_whitespace().collect::<Vec<_>>().join(" "),
+            }
+        }
+    }
+}
+
+/// Names must be unique per level. A name used twice inside one file is an error in that
+/// file; a name a later file of the same level reuses is an error in the later file (the first
+/// one keeps running). Either way the file with the error contributes nothing.
+pub(crate) fn duplicate_names(files: &mut [FileLoad]) {
+    for file in files.iter_mut() {
+        let mut seen: HashMap<&str, &HookSpec> = HashMap::new();
+        let mut errors = Vec::new();
+        for spec in &file.specs {
+            match seen.get(spec.name.as_str()) {
+                Some(first) => errors.push(duplicate_error(spec, &first.source, file.level)),
+                None => {
+                    seen.insert(&spec.name, spec);
+                }
+            }
+        }
+        if !errors.is_empty() {
+            file.errors.extend(errors);
+            file.specs.clear();
+        }
+    }
+    let mut seen: HashMap<(Level, String), SourceLocation> = HashMap::new();
+    for file in files.iter_mut().filter(|file| file.errors.is_empty()) {
+        let errors: Vec<ConfigError> = file
+            .specs
+            .iter()
+            .filter_map(|spec| {
+                seen.get(&(file.level, spec.name.clone())).map(|first| duplicate_error(spec, first, file.level))
+            })
+            .collect();
+        if errors.is_empty() {
+            for spec in &file.specs {
+                seen.insert((file.level, spec.name.clone()), spec.source.clone());
+            }
+        } else {
+            file.errors.extend(errors);
+            file.specs.clear();
+        }
+    }
+}
+
+fn duplicate_error(spec: &HookSpec, first: &SourceLocation, level: Level) -> ConfigError {
+    let is_generated =
+        spec.dir.is_none() && matches!(&spec.definition, HookDefinition::Command(def) if def.name.is_none());
+    let fix = if is_generated {
+        "this name is generated for an unnamed entry; give one of them a `name:`"
+    } else {
+        "rename one of them"
+    };
+    ConfigError {
+        file: spec.source.file.clone(),
+        line: spec.source.line,
+        column: spec.source.line.and(spec.source.column),
+        hook: Some(spec.name.clone()),
+        message: format!("the name is already used at {first}; names must be unique among {level} hooks: {fix}"),
+    }
+}

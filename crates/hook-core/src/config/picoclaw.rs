@@ -1,0 +1,170 @@
+//! PicoClaw's config: the `hooks` section (`enabled`, `defaults`, `processes`, `builtins`).
+
+use std::{collections::BTreeMap, time::Duration};
+
+use hook_protocol::{
+    Event,
+    config::{PicoClawConfig, PicoDefaults},
+};
+use serde::Deserialize;
+
+use super::{FileCx, check};
+use crate::{Deadlines, HookDefinition, HookSpec};
+
+/// The `intercept` names as written: `after_tool` and the canonical `post_tool_execution`
+/// parse to the same event but do not mean the same thing (see [`events_of`]).
+#[derive(Debug, Default, Deserialize)]
+struct RawConfig {
+    #[serde(default)]
+    hooks: RawHooks,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawHooks {
+    #[serde(default)]
+    processes: Option<BTreeMap<String, RawProcess>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawProcess {
+    #[serde(default)]
+    intercept: Option<Vec<String>>,
+}
+
+/// The specs of a PicoClaw config: its enabled builtins, then its processes, each in name order
+/// (as PicoClaw mounts them).
+pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
+    let config: PicoClawConfig = match cx.parse() {
+        Ok(config) => config,
+        Err(err) => {
+            cx.parse_error(err, None);
+            return Vec::new();
+        }
+    };
+    let raw: RawConfig = cx.parse().unwrap_or_default();
+    let hooks = config.hooks;
+    let deadlines = with_defaults(cx.deadlines, hooks.defaults.as_ref());
+    let is_file_enabled = hooks.enabled.unwrap_or(true);
+    let hooks_line = cx.locate("hooks", None, 1).map_or(1, |(line, _)| line);
+    let mut specs = Vec::new();
+
+    let builtins_line = cx.locate("builtins", None, hooks_line).map_or(hooks_line, |(line, _)| line);
+    for (name, builtin) in hooks.builtins.unwrap_or_default() {
+        // PicoClaw mounts only the builtins set to `enabled: true`.
+        if builtin.enabled != Some(true) {
+            continue;
+        }
+        let at = cx.locate(&name, None, builtins_line);
+        if !check::name(cx, &name, at) {
+            continue;
+        }
+        specs.push(HookSpec {
+            level: cx.level,
+            kind: "builtin".to_owned(),
+            events: Vec::new(),
+            dir: None,
+            source: cx.location(at),
+            priority: builtin.priority.unwrap_or(0),
+            enabled: is_file_enabled,
+            filter: Default::default(),
+            timeout: None,
+            retry: None,
+            on_error: None,
+            env: BTreeMap::new(),
+            respond_tools: Vec::new(),
+            deadlines,
+            definition: HookDefinition::Builtin(builtin),
+            name,
+        });
+    }
+
+    let processes_line = cx.locate("processes", None, hooks_line).map_or(hooks_line, |(line, _)| line);
+    let raw_processes = raw.hooks.processes.unwrap_or_default();
+    for (name, process) in hooks.processes.unwrap_or_default() {
+        let at = cx.locate(&name, None, processes_line);
+        if !check::name(cx, &name, at) {
+            continue;
+        }
+        let raw_intercept = raw_processes.get(&name).and_then(|raw| raw.intercept.as_deref());
+        let events = events_of(raw_intercept, process.intercept.as_deref());
+        if process.enabled.is_none() {
+            cx.warn(
+                at,
+                Some(&name),
+                "has no `enabled: true`, so it is off (as in PicoClaw); add `enabled: true` to run it",
+            );
+        }
+        specs.push(HookSpec {
+            level: cx.level,
+            kind: "process".to_owned(),
+            events,
+            dir: None,
+            source: cx.location(at),
+            priority: process.priority.unwrap_or(0),
+            enabled: is_file_enabled && process.enabled == Some(true),
+            filter: Default::default(),
+            timeout: process.timeout_ms.map(Duration::from_millis),
+            retry: None,
+            on_error: process.on_error,
+            env: process.env.clone().unwrap_or_default(),
+            respond_tools: process.respond_tools.clone().unwrap_or_default(),
+            deadlines,
+            definition: HookDefinition::Process(process),
+            name,
+        });
+    }
+
+    if !is_file_enabled && !specs.is_empty() {
+        let names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
+        let at = cx.locate("enabled", Some("false"), hooks_line);
+        cx.warn(
+            at,
+            None,
+            format!(
+                "`hooks.enabled` is false, so none of this file's hooks run ({}); set it to true to run them",
+                names.join(", ")
+            ),
+        );
+    }
+    specs
+}
+
+/// PicoClaw's `hooks.defaults` over `base`; a value of 0 or less keeps the default, as in PicoClaw.
+fn with_defaults(base: Deadlines, defaults: Option<&PicoDefaults>) -> Deadlines {
+    let Some(defaults) = defaults else { return base };
+    let pick = |ms: Option<i64>, default: Duration| match ms.and_then(|ms| u64::try_from(ms).ok()) {
+        Some(ms) if ms > 0 => Duration::from_millis(ms),
+        _ => default,
+    };
+    Deadlines {
+        observer: pick(defaults.observer_timeout_ms, base.observer),
+        interceptor: pick(defaults.interceptor_timeout_ms, base.interceptor),
+        approval: pick(defaults.approval_timeout_ms, base.approval),
+        ..base
+    }
+}
+
+/// The events a process intercepts. PicoClaw's `after_tool` receives every tool result, failed
+/// ones included, so it means both `post_tool_execution` and `post_tool_execution_failure`;
+/// the canonical names mean just themselves. Events appear once, in the order written.
+fn events_of(raw: Option<&[String]>, parsed: Option<&[Event]>) -> Vec<Event> {
+    let mut events = Vec::new();
+    let mut push = |event: Event| {
+        if !events.contains(&event) {
+            events.push(event);
+        }
+    };
+    match raw {
+        Some(raw) => {
+            for name in raw {
+                let Ok(event) = name.parse::<Event>() else { continue };
+                push(event);
+                if name == "after_tool" {
+                    push(Event::PostToolExecutionFailure);
+                }
+            }
+        }
+        None => parsed.unwrap_or_default().iter().copied().for_each(&mut push),
+    }
+    events
+}
