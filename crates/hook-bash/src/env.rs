@@ -1,0 +1,93 @@
+//! The environment and working directory a bash hook runs with.
+
+use std::{
+    collections::BTreeMap,
+    ffi::{OsStr, OsString},
+    path::{Path, PathBuf},
+};
+
+use hook_core::{Context, Event};
+use tokio::process::Command;
+
+/// The variables a scrubbed environment keeps from the host (besides the hook variables and
+/// the hook's own `env`).
+pub const SCRUBBED_ENV_KEEP: [&str; 8] = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "SHELL"];
+
+/// `PATH` when the host has none: what `sh` would search anyway.
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Where the hook runs: the session's working directory, else the host's.
+#[derive(Debug)]
+pub(crate) struct WorkDir {
+    /// Set as the child's working directory (`None`: inherit the host's).
+    pub(crate) set: Option<PathBuf>,
+    /// The value of `JCLI_CWD` / `HOOKWIRE_CWD`.
+    pub(crate) shown: OsString,
+}
+
+impl WorkDir {
+    pub(crate) fn of(context: &Context) -> Self {
+        match context.cwd.as_deref().filter(|cwd| !cwd.is_empty()) {
+            Some(cwd) => WorkDir { set: Some(PathBuf::from(cwd)), shown: cwd.into() },
+            None => {
+                WorkDir { set: None, shown: std::env::current_dir().map(PathBuf::into_os_string).unwrap_or_default() }
+            }
+        }
+    }
+}
+
+/// What the environment is built from.
+#[derive(Debug)]
+pub(crate) struct HookEnv<'a> {
+    pub(crate) event: Event,
+    pub(crate) work_dir: &'a WorkDir,
+    pub(crate) hook_dir: Option<&'a Path>,
+    pub(crate) extra: &'a BTreeMap<String, String>,
+    pub(crate) is_scrubbed: bool,
+}
+
+impl HookEnv<'_> {
+    /// Sets the working directory and environment of `command`.
+    pub(crate) fn apply(&self, command: &mut Command) {
+        if let Some(dir) = &self.work_dir.set {
+            command.current_dir(dir);
+        }
+        if self.is_scrubbed {
+            command.env_clear();
+            for key in SCRUBBED_ENV_KEEP {
+                if let Some(value) = std::env::var_os(key) {
+                    command.env(key, value);
+                }
+            }
+        }
+        command.envs(self.extra);
+        let event = self.event.as_str();
+        let hook_dir = self.hook_dir.map_or(OsStr::new(""), Path::as_os_str);
+        for prefix in ["JCLI", "HOOKWIRE"] {
+            command.env(format!("{prefix}_HOOK_EVENT"), event);
+            command.env(format!("{prefix}_CWD"), &self.work_dir.shown);
+            command.env(format!("{prefix}_HOOK_DIR"), hook_dir);
+        }
+        if let Some(dir) = self.hook_dir {
+            command.env("PATH", path_with_first(dir, self.base_path()));
+        }
+    }
+
+    /// The `PATH` the hook directory is put in front of: the hook's own `env`, else the host's.
+    fn base_path(&self) -> OsString {
+        match self.extra.get("PATH") {
+            Some(path) => path.into(),
+            None => std::env::var_os("PATH").unwrap_or_else(|| FALLBACK_PATH.into()),
+        }
+    }
+}
+
+/// `<first>:<rest>` (`rest` may be empty).
+fn path_with_first(first: &Path, rest: OsString) -> OsString {
+    let mut path = OsString::from(first.as_os_str());
+    if !rest.is_empty() {
+        path.push(":");
+        path.push(rest);
+    }
+    path
+}
