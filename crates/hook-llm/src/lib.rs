@@ -1,1 +1,25 @@
-//! hook-llm
+//! hook-llm: j-cli's `llm` hook kind, the [`ChatModel`] trait and an OpenAI-compatible client.
+//!
+//! - [`ChatModel`]: messages in, one assistant message out; the agent loop reuses it.
+//! - [`OpenAiClient`]: a [`ChatModel`] over `POST {base_url}/chat/completions`, configured by
+//!   [`OpenAiConfig`] (or [`OpenAiConfig::from_env`]: `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+//!   `HOOKWIRE_MODEL`). One keep-alive connection pool per client; clones share it.
+//! - [`LlmHook`] and [`LlmFactory`] (kind `llm`): render the hook's prompt for the event in one
+//!   pass ([`render`]), ask the model, and read the `HookResult` out of its reply
+//!   ([`extract_hook_result`]), however it is wrapped in prose or code fences.
+//! - [`ScriptedServer`]: a test and demo utility, an OpenAI-compatible server on 127.0.0.1
+//!   answering from a script.
+
+mod extract;
+mod hook;
+mod model;
+mod openai;
+mod scripted_server;
+mod template;
+
+pub use extract::{ExtractError, extract_hook_result};
+pub use hook::{FORMAT_INSTRUCTION, LlmFactory, LlmHook, SYSTEM_MESSAGE};
+pub use model::{ChatModel, ChatRequest, ChatResponse, ModelError, Usage};
+pub use openai::{DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAiClient, OpenAiConfig};
+pub use scripted_server::{RecordedRequest, Reply, ScriptedServer};
+pub use template::{PLACEHOLDERS, render};
