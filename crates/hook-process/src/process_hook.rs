@@ -1,0 +1,440 @@
+//! `ProcessHook`: a supervised hook process (handshake, restart with backoff, shutdown), the
+//! observer that feeds it `hook.event`, and the factory that builds both from a `HookSpec`.
+
+use std::{
+    collections::{BTreeSet, VecDeque},
+    fmt,
+    path::PathBuf,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use async_trait::async_trait;
+use hook_core::{
+    BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec, Observer,
+    ObserverEvent, fmt_duration,
+};
+use hook_protocol::{
+    from_json_value,
+    picoclaw::{EventParams, HelloParams, HelloResult, Mode, PROTOCOL_VERSION, method},
+    serde_json::{self, Value},
+};
+use tokio::sync::{oneshot, watch};
+
+use crate::{
+    ProcessOptions,
+    conn::{Conn, Reply, SpawnConfig},
+    mapping,
+};
+
+/// A process incarnation that completed its handshake, and the modes it accepted.
+#[derive(Debug)]
+struct Live {
+    conn: Arc<Conn>,
+    modes: Vec<Mode>,
+}
+
+/// The supervisor's view of the process, published to callers.
+#[derive(Debug, Clone)]
+enum Slot {
+    /// Answering calls.
+    Running(Arc<Live>),
+    /// Waiting for the backoff or redoing the handshake after a crash.
+    Restarting,
+    /// Crashed too often; every call fails with this error.
+    Failed(HookError),
+    /// Shut down.
+    Stopped,
+}
+
+type StopRequest = oneshot::Sender<()>;
+
+/// State shared by the hook and its observer. Dropping the last handle shuts the process down.
+#[derive(Debug)]
+struct Shared {
+    name: Arc<str>,
+    slot: watch::Receiver<Slot>,
+    stop: Mutex<Option<oneshot::Sender<StopRequest>>>,
+    /// `None`: every kind; otherwise the kinds observed.
+    observe_kinds: Option<BTreeSet<String>>,
+}
+
+impl Shared {
+    /// The running incarnation, waiting (until `deadline`) while a restart is in progress.
+    async fn live(&self, deadline: Instant) -> Result<Arc<Live>, HookError> {
+        let started = Instant::now();
+        let mut slot = self.slot.clone();
+        loop {
+            let current = slot.borrow_and_update().clone();
+            match current {
+                Slot::Running(live) if !live.conn.is_closed() => return Ok(live),
+                Slot::Failed(error) => return Err(error),
+                Slot::Stopped => {
+                    return Err(HookError::Unavailable { message: format!("hook `{}` was shut down", self.name) });
+                }
+                Slot::Running(_) | Slot::Restarting => {}
+            }
+            match tokio::time::timeout_at(deadline.into(), slot.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => {
+                    return Err(HookError::Unavailable { message: format!("hook `{}` was shut down", self.name) });
+                }
+                Err(_) => return Err(HookError::Timeout { after: deadline.saturating_duration_since(started) }),
+            }
+        }
+    }
+
+    async fn shutdown(&self) {
+        let stop = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(stop) = stop {
+            let (ack_tx, ack_rx) = oneshot::channel();
+            if stop.send(ack_tx).is_ok() {
+                let _ = ack_rx.await;
+            }
+        } else {
+            // Already shutting down: wait until it is over.
+            let mut slot = self.slot.clone();
+            let _ = slot.wait_for(|s| matches!(s, Slot::Stopped | Slot::Failed(_))).await;
+        }
+    }
+}
+
+/// A PicoClaw process hook: one long-lived child answering JSON-RPC over its stdin/stdout.
+///
+/// Built by [`ProcessFactory`] (or [`ProcessHook::start`]); see the crate docs for the protocol.
+pub struct ProcessHook {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for ProcessHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProcessHook").field("name", &self.shared.name).finish_non_exhaustive()
+    }
+}
+
+/// Feeds observer notifications to a [`ProcessHook`]'s process as `hook.event`.
+pub struct ProcessObserver {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for ProcessObserver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProcessObserver").field("name", &self.shared.name).finish_non_exhaustive()
+    }
+}
+
+/// A configured-off process hook: no process, every call changes nothing.
+#[derive(Debug)]
+struct DisabledHook;
+
+#[async_trait]
+impl Hook for DisabledHook {
+    async fn call(&self, _input: &HookInput<'_>) -> Result<HookOutput, HookError> {
+        Ok(HookOutput::default())
+    }
+}
+
+/// Normalises an observe entry: `agent.tool.exec_end` → `tool_exec_end`.
+fn observer_kind(entry: &str) -> String {
+    entry.trim().strip_prefix("agent.").unwrap_or(entry.trim()).replace('.', "_")
+}
+
+impl ProcessHook {
+    /// Spawns the process of `spec` and completes its handshake.
+    pub async fn start(
+        spec: &HookSpec,
+        options: ProcessOptions,
+    ) -> Result<(Arc<ProcessHook>, Option<Arc<ProcessObserver>>), BuildError> {
+        let HookDefinition::Process(def) = &spec.definition else {
+            return Err(BuildError::Invalid {
+                message: format!("hook `{}` is not a process hook (kind `{}`)", spec.name, spec.kind),
+            });
+        };
+        match def.transport.as_deref() {
+            None | Some("") | Some("stdio") => {}
+            Some(other) => {
+                return Err(BuildError::Invalid {
+                    message: format!("hook `{}`: unsupported transport `{other}`; only `stdio` exists", spec.name),
+                });
+            }
+        }
+        let observe = def.observe.clone().unwrap_or_default();
+        let observe_kinds = if observe.iter().any(|k| matches!(k.trim(), "" | "*" | "all")) {
+            None
+        } else {
+            Some(observe.iter().map(|k| observer_kind(k)).collect::<BTreeSet<_>>())
+        };
+        let observes = !observe.is_empty();
+        let name: Arc<str> = spec.name.as_str().into();
+        let mut env = spec.env.clone();
+        env.extend(def.env.clone().unwrap_or_default());
+        let dir = def.dir.as_ref().map(PathBuf::from);
+        let config = SpawnConfig { name: name.clone(), command: def.command.clone(), dir, env, options };
+        let offered = mapping::modes_for(&spec.events, observes);
+        let hello = serde_json::to_vec(&HelloParams {
+            name: spec.name.clone(),
+            version: PROTOCOL_VERSION,
+            modes: offered.clone(),
+        })
+        .unwrap_or_default();
+        let handshake = spec.deadlines.handshake;
+        let live = start_once(&config, &hello, &offered, handshake).await?;
+
+        let (slot_tx, slot_rx) = watch::channel(Slot::Running(live.clone()));
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let supervisor = Supervisor { config, hello, offered, handshake, slot: slot_tx };
+        tokio::spawn(supervisor.run(live, stop_rx));
+        let shared = Arc::new(Shared { name, slot: slot_rx, stop: Mutex::new(Some(stop_tx)), observe_kinds });
+        let observer = observes.then(|| Arc::new(ProcessObserver { shared: shared.clone() }));
+        Ok((Arc::new(ProcessHook { shared }), observer))
+    }
+
+    /// The hook's name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The process id of the running process (also its process group id), if one is running.
+    pub fn pid(&self) -> Option<u32> {
+        match &*self.shared.slot.borrow() {
+            Slot::Running(live) if !live.conn.is_closed() => Some(live.conn.pid()),
+            _ => None,
+        }
+    }
+
+    /// The modes the running process accepted in its handshake.
+    pub fn modes(&self) -> Vec<Mode> {
+        match &*self.shared.slot.borrow() {
+            Slot::Running(live) => live.modes.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Waits (until `deadline`) for a running process: e.g. for a restart to complete.
+    pub async fn wait_running(&self, deadline: Instant) -> Result<u32, HookError> {
+        self.shared.live(deadline).await.map(|live| live.conn.pid())
+    }
+}
+
+#[async_trait]
+impl Hook for ProcessHook {
+    async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
+        let (method, mode) = mapping::route(input.event);
+        let live = self.shared.live(input.deadline).await?;
+        if let Some(mode) = mode
+            && !live.modes.contains(&mode)
+        {
+            // The hook narrowed its modes in the handshake: this event is not sent.
+            return Ok(HookOutput::default());
+        }
+        let params = mapping::params(input);
+        match live.conn.call(method, &params, input.deadline).await? {
+            Reply::Result(result) => mapping::output(&self.shared.name, input.event, input.context, result),
+            Reply::Error(error) => Err(HookError::ErrorResponse { code: Some(error.code), message: error.message }),
+            Reply::Failed(error) => Err(error),
+        }
+    }
+
+    async fn shutdown(&self) {
+        self.shared.shutdown().await;
+    }
+}
+
+#[async_trait]
+impl Observer for ProcessObserver {
+    async fn observe(&self, event: &ObserverEvent) -> Result<(), HookError> {
+        if let Some(kinds) = &self.shared.observe_kinds
+            && !kinds.contains(&event.kind)
+        {
+            return Ok(());
+        }
+        let live = match &*self.shared.slot.borrow() {
+            Slot::Running(live) => live.clone(),
+            _ => {
+                return Err(HookError::Unavailable {
+                    message: format!("hook `{}` is not running; `{}` not delivered", self.shared.name, event.kind),
+                });
+            }
+        };
+        if !live.modes.contains(&Mode::Observe) {
+            return Ok(());
+        }
+        let params = EventParams {
+            kind: event.kind.clone(),
+            meta: Some(event.meta.clone()),
+            payload: (!event.payload.is_null()).then(|| event.payload.clone()),
+        };
+        let params = serde_json::to_vec(&params).unwrap_or_default();
+        live.conn.notify(method::EVENT, &params).await
+    }
+}
+
+/// Spawns once and completes the handshake.
+async fn start_once(
+    config: &SpawnConfig,
+    hello: &[u8],
+    offered: &[Mode],
+    handshake: Duration,
+) -> Result<Arc<Live>, BuildError> {
+    let conn = Conn::spawn(config).map_err(BuildError::Start)?;
+    let name = &config.name;
+    let refuse = |reason: String| BuildError::Refused { reason };
+    let outcome = match conn.call(method::HELLO, hello, Instant::now() + handshake).await {
+        Err(HookError::Timeout { after }) => Err(BuildError::Start(HookError::Timeout { after })),
+        Err(error) | Ok(Reply::Failed(error)) => Err(BuildError::Start(error)),
+        Ok(Reply::Error(error)) => {
+            Err(refuse(format!("hook `{name}` answered hook.hello with error {}: {}", error.code, error.message)))
+        }
+        Ok(Reply::Result(Value::Null)) => Ok(offered.to_vec()),
+        Ok(Reply::Result(raw @ Value::Object(_))) => match from_json_value::<HelloResult>(raw.clone()) {
+            Err(e) => Err(refuse(format!("hook `{name}` answered hook.hello with an unusable result: {e}"))),
+            Ok(HelloResult { ok: Some(false), reason, message, .. }) => Err(refuse(
+                reason
+                    .or(message)
+                    .unwrap_or_else(|| format!("hook `{name}` answered hook.hello with `ok: false` and no reason")),
+            )),
+            Ok(HelloResult { modes: Some(wanted), .. }) => {
+                let extra: Vec<_> = wanted.iter().filter(|m| !offered.contains(m)).collect();
+                if !extra.is_empty() {
+                    tracing::warn!(hook = %name, "hook.hello asked for modes it was not offered, ignored: {extra:?}");
+                }
+                Ok(offered.iter().copied().filter(|m| wanted.contains(m)).collect())
+            }
+            Ok(_) => Ok(offered.to_vec()),
+        },
+        Ok(Reply::Result(other)) => Err(refuse(format!(
+            "hook `{name}` answered hook.hello with {other}; the result must be a JSON object like {{\"ok\": true}}"
+        ))),
+    };
+    match outcome {
+        Ok(modes) => Ok(Arc::new(Live { conn, modes })),
+        Err(error) => {
+            // A hook that failed its handshake is not kept, not even for a graceful close.
+            kill_now(&conn).await;
+            Err(error)
+        }
+    }
+}
+
+async fn kill_now(conn: &Conn) {
+    if conn.pid() > 1 {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(conn.pid() as i32), nix::sys::signal::SIGKILL);
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(2), conn.wait_closed()).await;
+}
+
+/// Restarts the process when it dies, with backoff; shuts it down when asked.
+struct Supervisor {
+    config: SpawnConfig,
+    hello: Vec<u8>,
+    offered: Vec<Mode>,
+    handshake: Duration,
+    slot: watch::Sender<Slot>,
+}
+
+impl Supervisor {
+    async fn run(self, mut live: Arc<Live>, mut stop: oneshot::Receiver<StopRequest>) {
+        let name = self.config.name.clone();
+        let options = self.config.options.clone();
+        let mut restarts: VecDeque<Instant> = VecDeque::new();
+        loop {
+            let died = tokio::select! {
+                died = live.conn.wait_closed() => died,
+                request = &mut stop => {
+                    live.conn.shutdown().await;
+                    self.slot.send_replace(Slot::Stopped);
+                    if let Ok(ack) = request {
+                        let _ = ack.send(());
+                    }
+                    return;
+                }
+            };
+            let mut last_error = died;
+            loop {
+                let now = Instant::now();
+                while restarts.front().is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60)) {
+                    restarts.pop_front();
+                }
+                if restarts.len() >= options.max_restarts_per_minute {
+                    let error = HookError::Unavailable {
+                        message: format!(
+                            "hook `{name}` failed {} times within a minute and is stopped; last error: {last_error}. \
+                             Fix the hook and reload the configuration",
+                            restarts.len() + 1
+                        ),
+                    };
+                    tracing::error!(hook = %name, "{error}");
+                    self.slot.send_replace(Slot::Failed(error));
+                    if let Ok(ack) = stop.await {
+                        let _ = ack.send(());
+                    }
+                    return;
+                }
+                let delay = options.restart_backoff.saturating_mul(1 << restarts.len().min(16));
+                restarts.push_back(now);
+                tracing::warn!(hook = %name, "process ended ({last_error}); restarting in {}", fmt_duration(delay));
+                self.slot.send_replace(Slot::Restarting);
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    request = &mut stop => {
+                        self.slot.send_replace(Slot::Stopped);
+                        if let Ok(ack) = request {
+                            let _ = ack.send(());
+                        }
+                        return;
+                    }
+                }
+                match start_once(&self.config, &self.hello, &self.offered, self.handshake).await {
+                    Ok(new) => {
+                        live = new;
+                        self.slot.send_replace(Slot::Running(live.clone()));
+                        break;
+                    }
+                    Err(error) => {
+                        last_error = match error {
+                            BuildError::Start(error) => error,
+                            other => HookError::Unavailable { message: other.to_string() },
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Builds process hooks (kind `process`) from their specs: spawn, handshake, supervision.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessFactory {
+    options: ProcessOptions,
+}
+
+impl ProcessFactory {
+    /// A factory with the default [`ProcessOptions`].
+    pub fn new() -> Self {
+        ProcessFactory::default()
+    }
+
+    /// A factory with the given limits and grace periods.
+    pub fn with_options(options: ProcessOptions) -> Self {
+        ProcessFactory { options }
+    }
+}
+
+#[async_trait]
+impl HookFactory for ProcessFactory {
+    fn kind(&self) -> &str {
+        "process"
+    }
+
+    async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError> {
+        let enabled = match &spec.definition {
+            HookDefinition::Process(def) => spec.enabled && def.enabled != Some(false),
+            _ => spec.enabled,
+        };
+        if !enabled {
+            return Ok(BuiltHook { hook: Arc::new(DisabledHook), observer: None });
+        }
+        let (hook, observer) = ProcessHook::start(spec, self.options.clone()).await?;
+        Ok(BuiltHook { hook, observer: observer.map(|o| o as Arc<dyn Observer>) })
+    }
+}
