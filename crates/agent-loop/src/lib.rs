@@ -1,1 +1,76 @@
-//! agent-loop
+//! agent-loop: a reference agent that fires every hookwire event at its moment, with its data.
+//!
+//! - [`Agent`] (built with [`Agent::builder`]): a [`ChatModel`](hook_llm::ChatModel), a hook
+//!   [`Engine`](hook_core::Engine), a [`ToolRegistry`] and settings.
+//! - [`Session`] ([`Agent::session`] fires `session_start`, [`Session::close`] fires
+//!   `session_end`): history, working directory, session hooks. [`Session::send`] runs one turn:
+//!
+//! ```text
+//! pre_send_message → (message added) → post_send_message
+//! per round: pre_micro_compact → micro → post_micro_compact
+//!            [over the threshold] pre_auto_compact → summary → post_auto_compact
+//!            pre_llm_request → model → post_llm_response
+//!            per tool call: pre_tool_execution → approve_tool → execute
+//!                           → post_tool_execution | post_tool_execution_failure
+//!            no tool calls: stop (retry_feedback: another round, at most 3 per turn)
+//! ```
+//!
+//! and returns a [`TurnReport`] (events with decisions, notices, tools, media, usage).
+//! [`CancelHandle`] cancels (gracefully or hard) and steers a running turn; [`TurnEvent`]
+//! listeners see the activity as it happens.
+//! - Tools: [`Tool`], built-ins `bash`, `read_file`, `write_file`, `list_dir` (confined to the
+//!   working directory) and `register_hook` (session hooks, approved like any tool call).
+//! - [`MediaStore`]: `media://<id>` references for files and bytes.
+//! - [`ScriptedModel`]: replays a script of assistant turns in process, for tests and demos.
+//!
+//! # Decisions
+//!
+//! Where the seeds leave the behaviour open (or their code is a bug), this loop does:
+//!
+//! - `stop` on `pre_tool_execution` ends the turn ([`TurnError::Stopped`]), like `stop` on
+//!   `pre_llm_request` (j-cli ignores it and runs the tool). Calls left unanswered when a turn
+//!   ends with an error get the tool message [`NOT_EXECUTED`], so the next request stays valid.
+//! - `skip` gives the tool message [`SKIPPED_BY_HOOK`] (`: <reason>` appended when given) and
+//!   fires `post_tool_execution_failure`, whose `tool_error` may rewrite it. `deny_tool` and an
+//!   approval denial do not fire it (PicoClaw).
+//! - A tool result with `is_error` fires `post_tool_execution_failure` (with `tool_error` =
+//!   `for_llm`) instead of `post_tool_execution`.
+//! - `additional_context` (from `pre_llm_request`, `stop`, `post_tool_execution_failure`) is
+//!   appended to the system prompt for the rest of the turn, each distinct text once.
+//! - `messages` replaced by `pre_llm_request` / `post_*_compact` become the session's history;
+//!   `inject_messages` are appended to it.
+//! - `retry_feedback` on `stop` (with or without `action: stop`) and `stop` + `retry_feedback`
+//!   on `post_llm_response` (the rejected answer is dropped) share one cap per turn
+//!   ([`DEFAULT_RETRY_FEEDBACK_CAP`]). Past the cap, feedback on `stop` is ignored with a notice;
+//!   `stop` on `post_llm_response` ends the turn with [`TurnError::Stopped`].
+//! - `stop` on `pre_send_message` drops the message: [`TurnStatus::Dropped`] carries the reason
+//!   and the hook's `retry_feedback` for the user; nothing is added and the model is not asked.
+//! - The `stop` event's `user_input` is the final reply, as j-cli passes it (hooks written for
+//!   j-cli read the reply there); `assistant_output` carries it too. `stop` is not fired when a batch of
+//!   `response_handled` results ended the turn.
+
+mod agent;
+mod compaction;
+mod error;
+mod media;
+mod report;
+mod scripted_model;
+mod session;
+pub mod tools;
+mod turn;
+
+pub use agent::{Agent, AgentBuilder, DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_FEEDBACK_CAP};
+pub use compaction::{
+    CompactionConfig, MICRO_MAX_CHARS, PROTECTED_HEADER, SUMMARY_PROMPT, compacted_tool_text, estimate_tokens,
+    micro_compact, summary_prompt,
+};
+pub use error::{AgentBuildError, TurnError};
+pub use media::{MEDIA_SCHEME, MediaError, MediaItem, MediaStore, guess_mime};
+pub use report::{FiredEvent, ToolRecord, TurnEvent, TurnReport, TurnStatus};
+pub use scripted_model::{ScriptedModel, ScriptedTurn};
+pub use session::{CancelHandle, EventListener, RestoreReport, Session, SessionConfig, SessionState};
+pub use tools::{Tool, ToolContext, ToolRegistry};
+pub use turn::{
+    DENIED_BY_APPROVAL, DENIED_BY_HOOK, NOT_EXECUTED, RESPONSE_DELIVERED, RESPONSE_HANDLED_NOTE, SKIPPED_BY_HOOK,
+    SKIPPED_GRACEFUL, SKIPPED_STEERING,
+};

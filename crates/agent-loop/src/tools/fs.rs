@@ -1,0 +1,235 @@
+//! File tools confined to the session's working directory: `read_file`, `write_file`, `list_dir`.
+
+use std::path::{Component, Path, PathBuf};
+
+use async_trait::async_trait;
+use hook_core::head_chars;
+use hook_protocol::{ToolDefinition, ToolResult};
+use serde_json::{Value, json};
+
+use super::{Tool, ToolContext, str_arg};
+
+/// Characters of a file `read_file` returns at most.
+const MAX_READ_CHARS: usize = 100_000;
+
+/// Resolves `path` (relative to `cwd`, or absolute inside it) to a path inside `cwd`.
+///
+/// `..` may not climb out of `cwd`, and neither may a symbolic link on the way (the deepest
+/// existing ancestor is resolved and must still be inside `cwd`).
+pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
+    let root = cwd.canonicalize().map_err(|e| format!("the working directory {} is unusable: {e}", cwd.display()))?;
+    let given = Path::new(path);
+    let joined = if given.is_absolute() { given.to_path_buf() } else { root.join(given) };
+    let mut normal = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::ParentDir => {
+                if !normal.pop() {
+                    return Err(format!("`{path}` leaves the working directory"));
+                }
+            }
+            Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    if !normal.starts_with(&root) {
+        return Err(format!("`{path}` is outside the working directory {}; use a path relative to it", root.display()));
+    }
+    // Symbolic links: the deepest existing ancestor, resolved, must stay inside the root.
+    let mut existing = normal.as_path();
+    while !existing.exists() {
+        match existing.parent() {
+            Some(parent) => existing = parent,
+            None => break,
+        }
+    }
+    if let Ok(real) = existing.canonicalize()
+        && !real.starts_with(&root)
+    {
+        return Err(format!("`{path}` leads outside the working directory through a symbolic link"));
+    }
+    Ok(normal)
+}
+
+/// Runs blocking file I/O off the async workers (the workspace's tokio has no `fs` feature).
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> std::io::Result<T> + Send + 'static) -> std::io::Result<T> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|err| Err(std::io::Error::other(err.to_string())))
+}
+
+fn path_arg(args: &Value, tool: &str, ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
+    let path = str_arg(args, tool, "path")?;
+    resolve_in_cwd(&ctx.cwd, path).map_err(|message| ToolResult::error(format!("{tool}: {message}")))
+}
+
+fn path_schema(description: &str) -> Value {
+    json!({"type": "object", "properties": {"path": {"type": "string", "description": description}}, "required": ["path"]})
+}
+
+/// Reads a text file inside the working directory.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadFileTool;
+
+#[async_trait]
+impl Tool for ReadFileTool {
+    fn name(&self) -> &str {
+        "read_file"
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::function(
+            "read_file",
+            "Read a text file inside the working directory.",
+            path_schema("Path relative to the working directory."),
+        )
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let path = match path_arg(&args, "read_file", ctx) {
+            Ok(path) => path,
+            Err(result) => return result,
+        };
+        match blocking({
+            let path = path.clone();
+            move || std::fs::read(path)
+        })
+        .await
+        {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                if text.chars().count() > MAX_READ_CHARS {
+                    ToolResult::text(format!(
+                        "{}\n[cut at {MAX_READ_CHARS} characters]",
+                        head_chars(&text, MAX_READ_CHARS)
+                    ))
+                } else {
+                    ToolResult::text(text.into_owned())
+                }
+            }
+            Err(err) => ToolResult::error(format!("read_file: cannot read {}: {err}", path.display())),
+        }
+    }
+}
+
+/// Writes a text file inside the working directory, creating parent directories.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteFileTool;
+
+#[async_trait]
+impl Tool for WriteFileTool {
+    fn name(&self) -> &str {
+        "write_file"
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::function(
+            "write_file",
+            "Write (replace) a text file inside the working directory.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path relative to the working directory."},
+                    "content": {"type": "string", "description": "The whole new content."}
+                },
+                "required": ["path", "content"]
+            }),
+        )
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let path = match path_arg(&args, "write_file", ctx) {
+            Ok(path) => path,
+            Err(result) => return result,
+        };
+        let content = match str_arg(&args, "write_file", "content") {
+            Ok(content) => content,
+            Err(result) => return result,
+        };
+        if let Some(parent) = path.parent()
+            && let Err(err) = blocking({
+                let parent = parent.to_path_buf();
+                move || std::fs::create_dir_all(parent)
+            })
+            .await
+        {
+            return ToolResult::error(format!("write_file: cannot create {}: {err}", parent.display()));
+        }
+        match blocking({
+            let (path, content) = (path.clone(), content.to_owned());
+            move || std::fs::write(path, content)
+        })
+        .await
+        {
+            Ok(()) => ToolResult::text(format!("wrote {} bytes to {}", content.len(), path.display())),
+            Err(err) => ToolResult::error(format!("write_file: cannot write {}: {err}", path.display())),
+        }
+    }
+}
+
+/// Lists a directory inside the working directory.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ListDirTool;
+
+#[async_trait]
+impl Tool for ListDirTool {
+    fn name(&self) -> &str {
+        "list_dir"
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::function(
+            "list_dir",
+            "List the entries of a directory inside the working directory (directories end with /).",
+            path_schema("Path relative to the working directory; `.` for the directory itself."),
+        )
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let args = if args.get("path").is_none() { json!({"path": "."}) } else { args };
+        let path = match path_arg(&args, "list_dir", ctx) {
+            Ok(path) => path,
+            Err(result) => return result,
+        };
+        let listed = blocking({
+            let path = path.clone();
+            move || -> std::io::Result<Vec<String>> {
+                let mut names = Vec::new();
+                for entry in std::fs::read_dir(path)? {
+                    let entry = entry?;
+                    let mut name = entry.file_name().to_string_lossy().into_owned();
+                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                        name.push('/');
+                    }
+                    names.push(name);
+                }
+                Ok(names)
+            }
+        })
+        .await;
+        let mut names = match listed {
+            Ok(names) => names,
+            Err(err) => return ToolResult::error(format!("list_dir: cannot list {}: {err}", path.display())),
+        };
+        names.sort();
+        ToolResult::text(names.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_escaping_the_working_directory_are_rejected() {
+        let dir = std::env::temp_dir().join(format!("agent-loop-fs-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let root = dir.canonicalize().unwrap();
+        assert_eq!(resolve_in_cwd(&dir, "sub/../a.txt").unwrap(), root.join("a.txt"));
+        assert!(resolve_in_cwd(&dir, "../x").unwrap_err().contains("outside"));
+        assert!(resolve_in_cwd(&dir, "sub/../../x").unwrap_err().contains("outside"));
+        assert!(resolve_in_cwd(&dir, "/etc/passwd").unwrap_err().contains("outside"));
+        assert_eq!(resolve_in_cwd(&dir, root.join("b").to_str().unwrap()).unwrap(), root.join("b"));
+        std::os::unix::fs::symlink("/etc", dir.join("link")).ok();
+        assert!(resolve_in_cwd(&dir, "link/passwd").unwrap_err().contains("symbolic link"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

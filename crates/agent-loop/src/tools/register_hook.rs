@@ -1,0 +1,275 @@
+//! The `register_hook` tool: the model registers, lists and removes session hooks.
+//!
+//! A registration is a tool call like any other, so it passes `pre_tool_execution` and
+//! `approve_tool` first. Registered bash hooks run with a scrubbed environment (the model must
+//! not be able to read the host's secrets through a hook). Session hooks are kept in the
+//! session's state; [`crate::Session::restore`] asks for approval again before re-arming them.
+
+use std::{
+    fmt,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use async_trait::async_trait;
+use hook_bash::{BashHook, BashOptions};
+use hook_core::{CompiledFilter, Engine, Hook, HookFilter, Level, OnError, Registration};
+use hook_llm::{ChatModel, LlmHook};
+use hook_protocol::{Event, ToolDefinition, ToolResult};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{Tool, ToolContext};
+
+/// The tool's name.
+pub const REGISTER_HOOK: &str = "register_hook";
+
+/// One session hook as the model asked for it; what a saved session keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionHookDef {
+    /// The event it runs on.
+    pub event: Event,
+    /// `bash` or `llm`.
+    #[serde(rename = "type", default = "default_kind")]
+    pub kind: String,
+    /// The shell command (bash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The prompt template (llm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The model to ask (llm), instead of the agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Seconds (default 10 for bash, 30 for llm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+    /// Extra attempts (default 0 for bash, 1 for llm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<u32>,
+    /// `skip`, `stop` or `deny`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
+    /// Conditions it runs under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<HookFilter>,
+}
+
+fn default_kind() -> String {
+    "bash".to_owned()
+}
+
+impl SessionHookDef {
+    /// The `register_hook` arguments that register this hook (what approval sees on restore).
+    pub fn to_arguments(&self) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Value::Object(map) = &mut value {
+            map.insert("action".into(), Value::String("register".into()));
+        }
+        value
+    }
+
+    fn label(&self) -> String {
+        let text = self.command.as_deref().or(self.prompt.as_deref()).unwrap_or_default();
+        hook_core::head_chars(text, 60)
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Engine name and definition, in registration order.
+    hooks: Vec<(String, SessionHookDef)>,
+    next: u64,
+}
+
+/// The hooks one session registered: kept in the engine at [`Level::Session`] and in this list.
+#[derive(Clone)]
+pub(crate) struct SessionHooks {
+    state: Arc<Mutex<State>>,
+    engine: Engine,
+    model: Arc<dyn ChatModel>,
+    prefix: String,
+}
+
+impl fmt::Debug for SessionHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionHooks").field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+impl SessionHooks {
+    pub(crate) fn new(engine: Engine, model: Arc<dyn ChatModel>, session_id: &str) -> Self {
+        let prefix: String = session_id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .collect();
+        SessionHooks { state: Arc::default(), engine, model, prefix }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Builds and registers `def`; the engine name on success.
+    pub(crate) fn register(&self, def: SessionHookDef) -> Result<String, String> {
+        let name = {
+            let mut state = self.lock();
+            state.next += 1;
+            format!("{}-hook-{}", self.prefix, state.next)
+        };
+        let filter = def.filter.clone().unwrap_or_default();
+        CompiledFilter::compile(&filter).map_err(|e| format!("the filter is invalid: {e}"))?;
+        let (hook, default_timeout, default_retry): (Arc<dyn Hook>, f64, u32) = match def.kind.as_str() {
+            "bash" => {
+                let command =
+                    def.command.clone().filter(|c| !c.trim().is_empty()).ok_or(
+                        "a bash hook needs `command` (the shell command that reads HookContext JSON on stdin)",
+                    )?;
+                let options = BashOptions { name: name.clone(), scrub_env: true, ..BashOptions::default() };
+                (Arc::new(BashHook::new(command, options)), 10.0, 0)
+            }
+            "llm" => {
+                let prompt = def
+                    .prompt
+                    .clone()
+                    .filter(|p| !p.trim().is_empty())
+                    .ok_or("an llm hook needs `prompt` (a template such as `Is {{tool_arguments}} safe?`)")?;
+                let mut hook = LlmHook::new(name.clone(), prompt, self.model.clone());
+                if let Some(model) = &def.model {
+                    hook = hook.with_model(model.clone());
+                }
+                (Arc::new(hook), 30.0, 1)
+            }
+            other => return Err(format!("unknown hook type `{other}`; use `bash` or `llm`")),
+        };
+        let secs = def.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(default_timeout);
+        let mut registration = Registration::new(name.clone(), Level::Session, [def.event], hook)
+            .filter(filter)
+            .timeout(Duration::from_secs_f64(secs))
+            .retry(def.retry.unwrap_or(default_retry));
+        if let Some(on_error) = def.on_error {
+            registration = registration.on_error(on_error);
+        }
+        self.engine.try_register(registration).map_err(|e| e.to_string())?;
+        self.lock().hooks.push((name.clone(), def));
+        Ok(name)
+    }
+
+    /// Removes the hook called `name`.
+    pub(crate) fn remove(&self, name: &str) -> bool {
+        let mut state = self.lock();
+        let Some(idx) = state.hooks.iter().position(|(n, _)| n == name) else { return false };
+        state.hooks.remove(idx);
+        drop(state);
+        self.engine.unregister(Level::Session, name)
+    }
+
+    /// Every hook: engine name and definition.
+    pub(crate) fn list(&self) -> Vec<(String, SessionHookDef)> {
+        self.lock().hooks.clone()
+    }
+
+    /// Unregisters every hook (the session ended).
+    pub(crate) fn clear(&self) {
+        let hooks = std::mem::take(&mut self.lock().hooks);
+        for (name, _) in hooks {
+            self.engine.unregister(Level::Session, &name);
+        }
+    }
+}
+
+/// Lets the model manage session hooks: `register`, `list`, `remove`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RegisterHookTool;
+
+#[async_trait]
+impl Tool for RegisterHookTool {
+    fn name(&self) -> &str {
+        REGISTER_HOOK
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition::function(
+            REGISTER_HOOK,
+            "Manage hooks for this session. register: run a bash command or an llm prompt on a lifecycle event \
+             (the command reads HookContext JSON on stdin and prints HookResult JSON); list; remove (by name).",
+            json!({
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["register", "list", "remove"]},
+                    "event": {"type": "string", "description": "e.g. pre_tool_execution, post_llm_response, stop"},
+                    "type": {"type": "string", "enum": ["bash", "llm"]},
+                    "command": {"type": "string"},
+                    "prompt": {"type": "string"},
+                    "model": {"type": "string"},
+                    "timeout": {"type": "number"},
+                    "retry": {"type": "integer"},
+                    "on_error": {"type": "string", "enum": ["skip", "stop", "deny"]},
+                    "filter": {
+                        "type": "object",
+                        "properties": {
+                            "tool_name": {"type": "string"},
+                            "tool_matcher": {"type": "string"},
+                            "model_prefix": {"type": "string"},
+                            "tool_regex": {"type": "string"},
+                            "args_regex": {"type": "string"}
+                        }
+                    },
+                    "name": {"type": "string", "description": "remove: the hook's name from list"}
+                },
+                "required": ["action"]
+            }),
+        )
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let Some(hooks) = &ctx.session_hooks else {
+            return ToolResult::error("register_hook: session hooks are only available inside a session");
+        };
+        let action = args.get("action").and_then(Value::as_str).unwrap_or("register");
+        match action {
+            "register" => {
+                let mut def_value = args.clone();
+                if let Value::Object(map) = &mut def_value {
+                    map.remove("action");
+                    map.remove("name");
+                }
+                let def: SessionHookDef = match hook_protocol::from_json_value(def_value) {
+                    Ok(def) => def,
+                    Err(err) => return ToolResult::error(format!("register_hook: invalid registration {err}")),
+                };
+                let (event, kind, label) = (def.event, def.kind.clone(), def.label());
+                match hooks.register(def) {
+                    Ok(name) => ToolResult::text(format!(
+                        "registered session hook `{name}`: event={event}, type={kind}, {label}"
+                    )),
+                    Err(err) => ToolResult::error(format!("register_hook: {err}")),
+                }
+            }
+            "list" => {
+                let list = hooks.list();
+                if list.is_empty() {
+                    return ToolResult::text("no session hooks");
+                }
+                let lines: Vec<String> = list
+                    .iter()
+                    .map(|(name, def)| format!("{name}: event={}, type={}, {}", def.event, def.kind, def.label()))
+                    .collect();
+                ToolResult::text(lines.join("\n"))
+            }
+            "remove" => {
+                let Some(name) = args.get("name").and_then(Value::as_str) else {
+                    return ToolResult::error("register_hook: remove needs `name` (as shown by action=list)");
+                };
+                if hooks.remove(name) {
+                    ToolResult::text(format!("removed session hook `{name}`"))
+                } else {
+                    ToolResult::error(format!("register_hook: no session hook named `{name}`; see action=list"))
+                }
+            }
+            other => {
+                ToolResult::error(format!("register_hook: unknown action `{other}`; use register, list or remove"))
+            }
+        }
+    }
+}
