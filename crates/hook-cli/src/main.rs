@@ -1,13 +1,129 @@
-//! The `hookwire` command: check a hook configuration, fire one event through it, run an agent with hooks.
+//! The `hookwire` command: check a hook configuration, fire one event through it, trust a
+//! project's hooks, and read what ran.
+//!
+//! Results go to stdout; logs go to stderr (`RUST_LOG`, `-v`).
 
-use clap::Parser;
+// This binary's job is to print results and errors.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
-/// hookwire: a lifecycle hook engine for AI agents, running PicoClaw process hooks and j-cli
-/// command hooks unmodified.
+mod audit;
+mod chat;
+mod check;
+mod demo;
+mod discover;
+mod engine;
+mod fire;
+mod session;
+mod stats;
+mod transcript;
+mod trust;
+
+use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// hookwire: a lifecycle hook engine for AI agents. It runs PicoClaw process hooks and j-cli
+/// command hooks (bash and llm) unmodified.
 #[derive(Debug, Parser)]
 #[command(name = "hookwire", version, about, long_about = None)]
-struct Cli {}
+struct Cli {
+    /// More logs on stderr (-v debug, -vv trace); `RUST_LOG` overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
 
-fn main() {
-    let _cli = Cli::parse();
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load every configuration and show, per event, the hooks that will run.
+    Check {
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Fire one event through the configured hooks and print the outcome.
+    Fire(fire::FireArgs),
+    /// Show a project's hooks with the scripts they run, and record (or list, or revoke) trust.
+    Trust {
+        /// List every trust record.
+        #[arg(long, conflicts_with = "revoke")]
+        list: bool,
+        /// Revoke the trust record of the project.
+        #[arg(long)]
+        revoke: bool,
+        /// The project directory (default: the nearest directory with `.hookwire/` or `.jcli/`).
+        dir: Option<PathBuf>,
+    },
+    /// Run a scripted session over `examples/demo/` (no network, no API key) and print every
+    /// event and hook decision.
+    Demo(demo::DemoArgs),
+    /// Chat with an agent that runs the configured hooks (OpenAI-compatible model).
+    Chat(chat::ChatArgs),
+    /// Read an audit log and print, per hook id, runs, outcomes and durations.
+    Stats {
+        /// The audit log (`--audit FILE` of `fire`).
+        file: PathBuf,
+    },
+}
+
+/// Where configuration comes from.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ConfigArgs {
+    /// Load this file or hook directory at user level (repeatable).
+    #[arg(long = "config", value_name = "PATH")]
+    pub(crate) configs: Vec<PathBuf>,
+    /// Skip the user's and the project's configuration (hermetic runs).
+    #[arg(long)]
+    pub(crate) no_default_config: bool,
+}
+
+/// `text` for people, `json` for programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    Text,
+    Json,
+}
+
+impl Format {
+    /// `json` when stdout is not a terminal, else `text`.
+    pub(crate) fn default_for_stdout() -> Format {
+        if std::io::stdout().is_terminal() { Format::Text } else { Format::Json }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = runtime.block_on(async move {
+        match cli.command {
+            Command::Check { config, format } => check::run(&config, format),
+            Command::Fire(args) => fire::run(args).await,
+            Command::Demo(args) => demo::run(args).await,
+            Command::Chat(args) => chat::run(args).await,
+            Command::Trust { list, revoke, dir } => trust::run(list, revoke, dir),
+            Command::Stats { file } => stats::run(&file),
+        }
+    });
+    ExitCode::from(code)
 }

@@ -1,0 +1,75 @@
+//! `hookwire stats`: per hook id, runs, outcomes, median and p95 duration from an audit log.
+
+use std::{collections::BTreeMap, path::Path};
+
+use serde_json::Value;
+
+#[derive(Debug, Default)]
+struct HookStats {
+    runs: usize,
+    ok: usize,
+    failed: usize,
+    skipped: usize,
+    durations_ms: Vec<f64>,
+}
+
+/// The `q`-quantile (0..=1) of sorted values, nearest rank.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+pub(crate) fn run(path: &Path) -> u8 {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return 1;
+        }
+    };
+    let mut by_id: BTreeMap<String, HookStats> = BTreeMap::new();
+    for (line_idx, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let record: Value = match serde_json::from_str(line) {
+            Ok(record) => record,
+            Err(e) => {
+                eprintln!("warning: {}:{}: not a JSON line ({e}); skipped", path.display(), line_idx + 1);
+                continue;
+            }
+        };
+        let Some(id) = record["id"].as_str() else {
+            eprintln!("warning: {}:{}: no `id`; skipped", path.display(), line_idx + 1);
+            continue;
+        };
+        let stats = by_id.entry(id.to_owned()).or_default();
+        stats.runs += 1;
+        match record["outcome"].as_str().unwrap_or_default() {
+            "ok" | "no_change" => stats.ok += 1,
+            "filtered" | "disabled" => stats.skipped += 1,
+            _ => stats.failed += 1,
+        }
+        if let Some(ms) = record["duration_ms"].as_f64() {
+            stats.durations_ms.push(ms);
+        }
+    }
+    println!(
+        "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11} {:>9}",
+        "id", "runs", "ok", "failed", "skipped", "median_ms", "p95_ms"
+    );
+    for (id, mut stats) in by_id {
+        stats.durations_ms.sort_by(f64::total_cmp);
+        println!(
+            "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11.2} {:>9.2}",
+            id,
+            stats.runs,
+            stats.ok,
+            stats.failed,
+            stats.skipped,
+            quantile(&stats.durations_ms, 0.5),
+            quantile(&stats.durations_ms, 0.95),
+        );
+    }
+    0
+}

@@ -1,0 +1,67 @@
+//! `hookwire trust`: show a project's hooks with their scripts and hashes, and record trust.
+
+use std::path::PathBuf;
+
+use hook_core::trust::{FileTrustStore, TrustStore, fingerprint};
+
+use crate::discover;
+
+pub(crate) fn run(list: bool, revoke: bool, dir: Option<PathBuf>) -> u8 {
+    let Some(store_path) = discover::trust_store_path() else {
+        eprintln!("error: cannot find the user configuration directory (set HOME or XDG_CONFIG_HOME)");
+        return 2;
+    };
+    let store = FileTrustStore::new(store_path);
+    if list {
+        for record in store.list() {
+            println!("{}  (trusted {})", record.root.display(), record.trusted_at);
+            for (file, hash) in &record.files {
+                println!("  {hash}  {}", file.display());
+            }
+        }
+        return 0;
+    }
+    let start = dir.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    let start = start.canonicalize().unwrap_or(start);
+    let Some(root) = discover::project_root(&start) else {
+        eprintln!("error: no `.hookwire/` or `.jcli/` directory in {} or above it", start.display());
+        return 2;
+    };
+    if revoke {
+        return match store.revoke(&root) {
+            Ok(true) => {
+                println!("revoked trust for {}", root.display());
+                0
+            }
+            Ok(false) => {
+                println!("{} was not trusted", root.display());
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        };
+    }
+    let record = match fingerprint(&root, &discover::project_sources(&root)) {
+        Ok(record) => record,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    println!("project {}", root.display());
+    for (file, hash) in &record.files {
+        println!("  {hash}  {}", file.display());
+    }
+    match store.put(record) {
+        Ok(()) => {
+            println!("trusted: these hooks will run until one of these files changes");
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
