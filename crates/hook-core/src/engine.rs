@@ -393,6 +393,10 @@ async fn retire(inner: &Inner, old: Vec<Arc<Registered>>) {
             retiring.push(reg);
         }
     }
+    // Queued notifications go out before their hook shuts down, within a few observer deadlines
+    // and never more than 2 s.
+    let grace = (inner.deadlines.observer * 4).min(Duration::from_secs(2));
+    join_all(retiring.iter().filter_map(|reg| reg.observer.as_ref()).map(|slot| slot.close(grace)).collect()).await;
     join_all(retiring.iter().map(|reg| reg.shutdown_once()).collect()).await;
 }
 

@@ -25,7 +25,9 @@ pub(crate) fn observer_id(level: Level, name: &str, events: &[Event]) -> HookId 
 enum Queue {
     /// No notification yet: the draining task starts on the first one.
     Idle,
-    Running(mpsc::Sender<Arc<ObserverEvent>>),
+    Running(mpsc::Sender<Arc<ObserverEvent>>, tokio::task::JoinHandle<()>),
+    /// Retired: notifications are dropped and counted.
+    Closed,
 }
 
 /// One observer, its kinds and its queue.
@@ -106,14 +108,32 @@ impl ObserverSlot {
                 metrics: self.metrics.clone(),
             };
             let span = tracing::debug_span!("observer", observer = %self.name);
-            runtime.spawn(drain.run(receiver).instrument(span));
-            *queue = Queue::Running(sender);
+            let task = runtime.spawn(drain.run(receiver).instrument(span));
+            *queue = Queue::Running(sender, task);
         }
-        if let Queue::Running(sender) = &*queue
-            && sender.try_send(event.clone()).is_err()
-        {
-            debug!(observer = %self.name, kind = %event.kind, "observer queue full; notification dropped");
-            self.metrics.dropped();
+        match &*queue {
+            Queue::Running(sender, _) if sender.try_send(event.clone()).is_ok() => {}
+            _ => {
+                debug!(observer = %self.name, kind = %event.kind, "observer queue full or closed; notification dropped");
+                self.metrics.dropped();
+            }
+        }
+    }
+
+    /// Stops taking notifications and lets the queued ones be delivered, waiting at most
+    /// `grace`; so a hook is not shut down while its last notifications (e.g. `turn_end`) are
+    /// still on their way.
+    pub(crate) async fn close(&self, grace: Duration) {
+        let previous = std::mem::replace(
+            &mut *self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner()),
+            Queue::Closed,
+        );
+        if let Queue::Running(sender, task) = previous {
+            // Dropping the sender ends the draining task once the queue is empty.
+            drop(sender);
+            if tokio::time::timeout(grace, task).await.is_err() {
+                debug!(observer = %self.name, "queued notifications not delivered within {}", fmt_duration(grace));
+            }
         }
     }
 }

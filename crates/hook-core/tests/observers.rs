@@ -172,3 +172,22 @@ async fn a_built_hooks_observer_receives_the_kinds_its_process_config_observes()
     let metrics = observer_metrics(&engine, "audit", Event::PostToolExecution);
     assert_eq!(metrics.dropped_notifications, 0);
 }
+
+#[tokio::test]
+async fn shutdown_delivers_the_queued_notifications_first() {
+    let (observer, mut seen) = recorder(Duration::from_millis(20));
+    let engine = Engine::builder().build();
+    engine.register(
+        Registration::new("late", Level::User, [Event::Stop], fixed("late", says("ran")))
+            .observer(observer, vec!["*".into()]),
+    );
+    for kind in ["turn_start", "tool_exec_end", "turn_end"] {
+        engine.notify(note(kind));
+    }
+    engine.shutdown().await;
+    let mut delivered = Vec::new();
+    while let Ok(kind) = seen.try_recv() {
+        delivered.push(kind);
+    }
+    assert_eq!(delivered, ["turn_start", "tool_exec_end", "turn_end"]);
+}
