@@ -6,7 +6,7 @@ mod common;
 use std::{path::PathBuf, process::Command, sync::Arc};
 
 use common::{Harness, call, calls, recorder, text};
-use hook_core::{Deadlines, Engine, HookDefinition, HookFilter, HookSpec, Level, SourceLocation};
+use hook_core::{Engine, HookDefinition, HookSpec, Level};
 use hook_process::ProcessFactory;
 use hook_protocol::{Event, config::ProcessDef};
 
@@ -35,24 +35,7 @@ fn weather_spec() -> HookSpec {
         timeout_ms: None,
         on_error: None,
     };
-    HookSpec {
-        name: "weather-plugin".into(),
-        level: Level::Project,
-        kind: "process".into(),
-        events,
-        definition: HookDefinition::Process(def),
-        dir: None,
-        source: SourceLocation::default(),
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: Default::default(),
-        respond_tools: Vec::new(),
-        deadlines: Deadlines::default(),
-    }
+    HookSpec::new("weather-plugin", Level::Project, "process", events, HookDefinition::Process(def))
 }
 
 #[tokio::test]

@@ -3,30 +3,16 @@
 
 mod common;
 
-use std::{collections::BTreeMap, time::Duration};
+use std::time::Duration;
 
 use common::*;
-use hook_core::{BuildError, Deadlines, HookDefinition, HookFactory, HookSpec, Level, SourceLocation};
-use hook_protocol::config::{HookDef, HookFilter, HookKind, ProcessDef};
+use hook_core::{BuildError, HookDefinition, HookFactory, HookSpec, Level, SourceLocation};
+use hook_protocol::config::{HookDef, HookKind, ProcessDef};
 
 fn spec(name: &str, level: Level, definition: HookDefinition) -> HookSpec {
     HookSpec {
-        name: name.into(),
-        level,
-        kind: "bash".into(),
-        events: vec![Event::PreSendMessage],
-        definition,
-        dir: None,
         source: SourceLocation { file: "hooks.yaml".into(), line: Some(3), column: Some(5) },
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: BTreeMap::new(),
-        respond_tools: Vec::new(),
-        deadlines: Deadlines::default(),
+        ..HookSpec::new(name, level, "bash", [Event::PreSendMessage], definition)
     }
 }
 

@@ -124,10 +124,8 @@ impl ObserverSlot {
     /// `grace`; so a hook is not shut down while its last notifications (e.g. `turn_end`) are
     /// still on their way.
     pub(crate) async fn close(&self, grace: Duration) {
-        let previous = std::mem::replace(
-            &mut *self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner()),
-            Queue::Closed,
-        );
+        let previous =
+            std::mem::replace(&mut *self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner()), Queue::Closed);
         if let Queue::Running(sender, task) = previous {
             // Dropping the sender ends the draining task once the queue is empty.
             drop(sender);

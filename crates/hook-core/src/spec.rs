@@ -234,3 +234,35 @@ pub fn default_on_error(event: Event) -> OnError {
 pub fn default_retry(kind: &str) -> u32 {
     if kind == "llm" { 1 } else { 0 }
 }
+
+impl HookSpec {
+    /// A spec that configures nothing beyond its definition: enabled, priority 0, no filter,
+    /// no explicit timeout, retry or on_error, no extra environment, default deadlines, declared
+    /// nowhere in particular. Set the other fields as needed.
+    pub fn new(
+        name: impl Into<String>,
+        level: Level,
+        kind: impl Into<String>,
+        events: impl IntoIterator<Item = Event>,
+        definition: HookDefinition,
+    ) -> Self {
+        HookSpec {
+            name: name.into(),
+            level,
+            kind: kind.into(),
+            events: events.into_iter().collect(),
+            definition,
+            dir: None,
+            source: SourceLocation::default(),
+            priority: 0,
+            enabled: true,
+            filter: HookFilter::default(),
+            timeout: None,
+            retry: None,
+            on_error: None,
+            env: BTreeMap::new(),
+            respond_tools: Vec::new(),
+            deadlines: Deadlines::default(),
+        }
+    }
+}

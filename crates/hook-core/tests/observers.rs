@@ -11,8 +11,8 @@ use std::{
 use async_trait::async_trait;
 use common::*;
 use hook_core::{
-    BuildError, BuiltHook, Deadlines, Engine, Event, HookDefinition, HookError, HookFactory, HookFilter, HookId,
-    HookMetrics, HookSpec, Level, Observer, ObserverEvent, Registration, SourceLocation,
+    BuildError, BuiltHook, Deadlines, Engine, Event, HookDefinition, HookError, HookFactory, HookId, HookMetrics,
+    HookSpec, Level, Observer, ObserverEvent, Registration, SourceLocation,
 };
 use hook_protocol::{Meta, config::ProcessDef, serde_json::Value};
 use tokio::sync::mpsc;
@@ -148,22 +148,8 @@ async fn a_built_hooks_observer_receives_the_kinds_its_process_config_observes()
         ..ProcessDef::default()
     };
     let spec = HookSpec {
-        name: "audit".into(),
-        level: Level::User,
-        kind: "process".into(),
-        events: vec![Event::PostToolExecution],
-        definition: HookDefinition::Process(def),
-        dir: None,
         source: SourceLocation { file: PathBuf::from("config.json"), line: Some(1), column: None },
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: Default::default(),
-        respond_tools: Vec::new(),
-        deadlines: Deadlines::default(),
+        ..HookSpec::new("audit", Level::User, "process", [Event::PostToolExecution], HookDefinition::Process(def))
     };
     engine.replace_level(Level::User, vec![spec]).await.unwrap();
     engine.notify(note("turn_start"));

@@ -11,8 +11,8 @@ use std::{
 use async_trait::async_trait;
 use common::*;
 use hook_core::{
-    BuildError, BuiltHook, Context, Deadlines, Engine, Event, Hook, HookDefinition, HookError, HookFactory, HookFilter,
-    HookId, HookInput, HookOutput, HookSpec, Level, OutcomeClass, SourceLocation,
+    BuildError, BuiltHook, Context, Engine, Event, Hook, HookDefinition, HookError, HookFactory, HookFilter, HookId,
+    HookInput, HookOutput, HookSpec, Level, OutcomeClass, SourceLocation,
 };
 use hook_protocol::config::HookDef;
 
@@ -73,23 +73,10 @@ impl HookFactory for EchoFactory {
 }
 
 fn spec(name: &str, kind: &str, command: &str, line: usize) -> HookSpec {
+    let definition = HookDefinition::Command(HookDef { command: Some(command.into()), ..HookDef::default() });
     HookSpec {
-        name: name.into(),
-        level: Level::User,
-        kind: kind.into(),
-        events: vec![Event::PreSendMessage],
-        definition: HookDefinition::Command(HookDef { command: Some(command.into()), ..HookDef::default() }),
-        dir: None,
         source: SourceLocation { file: PathBuf::from("/home/u/.jcli/hooks.yaml"), line: Some(line), column: Some(3) },
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: Default::default(),
-        respond_tools: Vec::new(),
-        deadlines: Deadlines::default(),
+        ..HookSpec::new(name, Level::User, kind, [Event::PreSendMessage], definition)
     }
 }
 

@@ -6,31 +6,14 @@ mod common;
 use std::sync::Arc;
 
 use common::{API_KEY, HOST_MODEL, call, client, server};
-use hook_core::{BuildError, Context, Deadlines, Event, HookDefinition, HookFactory, HookSpec, Level, SourceLocation};
+use hook_core::{BuildError, Context, Event, HookDefinition, HookFactory, HookSpec, Level};
 use hook_llm::{LlmFactory, Reply};
-use hook_protocol::config::{HookDef, HookFilter, HookKind};
+use hook_protocol::config::{HookDef, HookKind};
 
 fn spec(name: &str, kind: HookKind, prompt: Option<&str>, model: Option<&str>) -> HookSpec {
     let def =
         HookDef { kind, prompt: prompt.map(str::to_owned), model: model.map(str::to_owned), ..HookDef::default() };
-    HookSpec {
-        name: name.into(),
-        level: Level::User,
-        kind: "llm".into(),
-        events: vec![Event::PreSendMessage],
-        definition: HookDefinition::Command(def),
-        dir: None,
-        source: SourceLocation::default(),
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: Default::default(),
-        respond_tools: Vec::new(),
-        deadlines: Deadlines::default(),
-    }
+    HookSpec::new(name, Level::User, "llm", [Event::PreSendMessage], HookDefinition::Command(def))
 }
 
 #[tokio::test]

@@ -11,11 +11,9 @@ use std::{
 };
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hook_core::{
-    Context, Deadlines, Event, Hook, HookDefinition, HookInput, HookSpec, Level, SerializedCache, SourceLocation,
-};
+use hook_core::{Context, Event, Hook, HookDefinition, HookInput, HookSpec, Level, SerializedCache};
 use hook_process::{ProcessHook, ProcessOptions};
-use hook_protocol::config::{HookFilter, ProcessDef};
+use hook_protocol::config::ProcessDef;
 use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
     process::Command,
@@ -56,24 +54,7 @@ fn spec(command: String) -> HookSpec {
         timeout_ms: None,
         on_error: None,
     };
-    HookSpec {
-        name: "echo".into(),
-        level: Level::User,
-        kind: "process".into(),
-        events: vec![Event::PreToolExecution],
-        definition: HookDefinition::Process(def),
-        dir: None,
-        source: SourceLocation::default(),
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: Default::default(),
-        respond_tools: Vec::new(),
-        deadlines: Deadlines::default(),
-    }
+    HookSpec::new("echo", Level::User, "process", [Event::PreToolExecution], HookDefinition::Process(def))
 }
 
 /// A before_tool context whose serialized params are about 200 bytes.

@@ -12,10 +12,10 @@ use std::{
 
 use hook_core::{
     BuildError, BuiltHook, Context, Deadlines, Event, Hook, HookDefinition, HookError, HookFactory, HookInput,
-    HookOutput, HookSpec, Level, SerializedCache, SourceLocation,
+    HookOutput, HookSpec, Level, SerializedCache,
 };
 use hook_process::{ProcessFactory, ProcessHook, ProcessOptions};
-use hook_protocol::config::{HookFilter, ProcessDef};
+use hook_protocol::config::ProcessDef;
 
 /// The real Python interpreter (not a version-manager shim), resolved once.
 pub fn python() -> &'static str {
@@ -63,22 +63,8 @@ pub fn spec(name: &str, command: Vec<String>, events: &[Event]) -> HookSpec {
         on_error: None,
     };
     HookSpec {
-        name: name.into(),
-        level: Level::User,
-        kind: "process".into(),
-        events: events.to_vec(),
-        definition: HookDefinition::Process(def),
-        dir: None,
-        source: SourceLocation::default(),
-        priority: 0,
-        enabled: true,
-        filter: HookFilter::default(),
-        timeout: None,
-        retry: None,
-        on_error: None,
-        env: Default::default(),
-        respond_tools: Vec::new(),
         deadlines: deadlines(),
+        ..HookSpec::new(name, Level::User, "process", events.iter().copied(), HookDefinition::Process(def))
     }
 }
 
