@@ -30,35 +30,10 @@ pub(crate) struct ChatArgs {
 }
 
 pub(crate) async fn run(args: ChatArgs) -> u8 {
-    let loaded = engine::load(&args.config);
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
-    for untrusted in &loaded.untrusted {
-        eprintln!("warning: {}: {}; {}", untrusted.config.display(), untrusted.reason, untrusted.how_to_trust);
-    }
-    if !loaded.errors.is_empty() {
-        for error in &loaded.errors {
-            eprintln!("error: {error}");
-        }
-        return 2;
-    }
-    let model = match engine::chat_model(args.base_url.as_deref(), args.model.as_deref()) {
-        Ok(model) => model,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    let (engine, model) = match engine::start(&args.config, args.base_url.as_deref(), args.model.as_deref()).await {
+        Ok(started) => started,
+        Err(code) => return code,
     };
-    let engine = engine::engine(model.clone());
-    let errors = engine::mount(&engine, loaded.specs).await;
-    if !errors.is_empty() {
-        for error in &errors {
-            eprintln!("error: {error}");
-        }
-        engine.shutdown().await;
-        return 2;
-    }
     let agent = match Agent::builder()
         .model(model)
         .engine(engine.clone())

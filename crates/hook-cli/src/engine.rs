@@ -81,3 +81,36 @@ pub(crate) async fn mount(engine: &Engine, specs: Vec<HookSpec>) -> Vec<String> 
     }
     errors
 }
+
+/// Loads the configuration, reports warnings and untrusted hooks on stderr, and starts an engine
+/// with every hook mounted; on a configuration error prints every error and gives exit code 2.
+pub(crate) async fn start(
+    args: &ConfigArgs,
+    base_url: Option<&str>,
+    model: Option<&str>,
+) -> Result<(Engine, Arc<dyn ChatModel>), u8> {
+    let loaded = load(args);
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    for untrusted in &loaded.untrusted {
+        eprintln!("warning: {}: {}; {}", untrusted.config.display(), untrusted.reason, untrusted.how_to_trust);
+    }
+    let fail = |errors: &[String]| {
+        for error in errors {
+            eprintln!("error: {error}");
+        }
+        2
+    };
+    if !loaded.errors.is_empty() {
+        return Err(fail(&loaded.errors));
+    }
+    let model = chat_model(base_url, model).map_err(|e| fail(&[e]))?;
+    let engine = engine(model.clone());
+    let errors = mount(&engine, loaded.specs).await;
+    if !errors.is_empty() {
+        engine.shutdown().await;
+        return Err(fail(&errors));
+    }
+    Ok((engine, model))
+}

@@ -468,3 +468,41 @@ fn readme_try_it_commands_work() {
     let text = stdout(&output);
     assert!(text.contains("\"action\":\"skip\""), "{text}");
 }
+
+#[test]
+fn chat_runs_one_turn_with_hooks_against_an_openai_compatible_server() {
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(vec![hook_protocol::ToolCall::new("c1", "bash", r#"{"command":"rm -rf /"}"#)], None),
+        Reply::Content("I did not delete anything.".into()),
+    ])
+    .unwrap();
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        "work/hooks.yaml",
+        "pre_tool_execution:\n  - name: guard\n    command: \"cat >/dev/null; echo '{\\\"action\\\": \\\"skip\\\"}'\"\n",
+    );
+    let output = sandbox.run(
+        "work",
+        &[
+            "chat",
+            "-p",
+            "clean up",
+            "--base-url",
+            &server.base_url(),
+            "--model",
+            "scripted",
+            "--no-default-config",
+            "--config",
+            "hooks.yaml",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}\n{}", stdout(&output), stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("[pre_tool_execution(bash)] skip"), "{text}");
+    assert!(text.contains("hook user:guard:pre_tool_execution → ok action=skip"), "{text}");
+    assert!(text.contains("assistant: I did not delete anything."), "{text}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let tool_message = requests[1]["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap();
+    assert!(tool_message["content"].as_str().unwrap().contains("skipped by hook"), "{tool_message}");
+}
