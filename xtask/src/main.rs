@@ -1,4 +1,5 @@
-//! Project tasks: `cargo xtask schema [--check]` writes (or checks) `schemas/*.schema.json`.
+//! Project tasks: `cargo xtask schema [--check]` writes (or checks) `schemas/*.schema.json`;
+//! `cargo xtask bench [--quick]` builds in release and runs the side-by-side comparison harness.
 
 // Reporting to the terminal is what this binary is for.
 #![allow(clippy::print_stderr)]
@@ -17,8 +18,10 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["schema"] => schema(Mode::Write),
         ["schema", "--check"] => schema(Mode::Check),
+        ["bench"] => bench(false),
+        ["bench", "--quick"] => bench(true),
         _ => {
-            eprintln!("usage: cargo xtask schema [--check]");
+            eprintln!("usage: cargo xtask schema [--check] | cargo xtask bench [--quick]");
             return ExitCode::from(2);
         }
     };
@@ -81,6 +84,30 @@ fn schema(mode: Mode) -> Result<()> {
         bail!("schemas are stale: {}; run `cargo xtask schema` and commit the result", stale.join(", "));
     }
     Ok(())
+}
+
+/// Builds the `echo_hook` example in release (the harness talks to it), then runs the `compare`
+/// harness in release: hookwire side by side with bare baselines (see docs/performance.md).
+fn bench(quick: bool) -> Result<()> {
+    let root = schemas_dir().parent().expect("schemas/ lives in the workspace root").to_path_buf();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let run = |args: &[&str]| -> Result<()> {
+        let status = std::process::Command::new(&cargo)
+            .args(args)
+            .current_dir(&root)
+            .status()
+            .with_context(|| format!("running cargo {}", args.join(" ")))?;
+        if !status.success() {
+            bail!("`cargo {}` failed ({status})", args.join(" "));
+        }
+        Ok(())
+    };
+    run(&["build", "--release", "-p", "hook-process", "--example", "echo_hook"])?;
+    let mut args = vec!["run", "--release", "-p", "hookwire-tests", "--bin", "compare", "--"];
+    if quick {
+        args.push("--quick");
+    }
+    run(&args)
 }
 
 #[cfg(test)]

@@ -1,0 +1,185 @@
+//! `compare`: hookwire side by side with bare baselines, in one process, each pair measured
+//! alternately (A B A B ...), and a table of medians, p99s, per-pair ratios and targets.
+//!
+//! Run it with `cargo xtask bench [--quick]`, which builds it and the `echo_hook` example in
+//! release first. Nothing here runs at build or test time.
+
+// A report printed to the terminal is what this binary is for.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+/// Runs block `a` then block `b` (each evaluating to seconds per operation), `pairs` times after
+/// `warmup` unrecorded pairs; `(a times, b times)`. A macro, not a function taking async
+/// closures, so the `.await`s inside stay plain code in the calling `async fn` (whose future must
+/// be `Send` to run on a worker).
+macro_rules! alternate {
+    ($warmup:expr, $pairs:expr, $a:block, $b:block $(,)?) => {{
+        let (warmup, pairs): (usize, usize) = ($warmup, $pairs);
+        let mut times: (Vec<f64>, Vec<f64>) = (Vec::with_capacity(pairs), Vec::with_capacity(pairs));
+        for round in 0..warmup + pairs {
+            let a: f64 = $a;
+            let b: f64 = $b;
+            if round >= warmup {
+                times.0.push(a);
+                times.1.push(b);
+            }
+        }
+        times
+    }};
+}
+pub(crate) use alternate;
+
+#[path = "compare/alloc.rs"]
+mod alloc;
+#[path = "compare/inproc.rs"]
+mod inproc;
+#[path = "compare/process.rs"]
+mod process;
+#[path = "compare/report.rs"]
+mod report;
+#[path = "compare/spawn.rs"]
+mod spawn;
+
+use std::{future::Future, process::ExitCode, time::Instant};
+
+use report::Row;
+
+#[global_allocator]
+static GLOBAL: alloc::Counting = alloc::Counting;
+
+pub(crate) type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// How many samples to take: the full run or `--quick`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    quick: bool,
+}
+
+impl Plan {
+    pub(crate) fn pick(&self, full: usize, quick: usize) -> usize {
+        if self.quick { quick } else { full }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let plan = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        [] => Plan { quick: false },
+        ["--quick"] => Plan { quick: true },
+        _ => {
+            eprintln!("usage: compare [--quick]   (normally run as `cargo xtask bench [--quick]`)");
+            return ExitCode::from(2);
+        }
+    };
+    match run(plan) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `future` as a task on a worker of `runtime` (as an engine's fires run in a host), so
+/// neither side pays a hop from the calling thread into the runtime.
+fn on_worker<T: Send + 'static>(
+    runtime: &tokio::runtime::Runtime,
+    future: impl Future<Output = Result<T, Error>> + Send + 'static,
+) -> Result<T, Error> {
+    runtime.block_on(async { tokio::spawn(future).await? })
+}
+
+fn phase(name: &str) {
+    eprintln!("compare: {name} ...");
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn run(plan: Plan) -> Result<(), Error> {
+    let started = Instant::now();
+    let load_before = loadavg();
+    let echo = process::echo_hook_path()?;
+    let python = process::real_python();
+    let python_path = python.as_ref().ok().cloned();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+
+    // First: VmHWM only grows, so the peak-memory measurement goes before anything else.
+    phase("5 MB context through 8 process hooks (peak memory first)");
+    let (big_rows, memory) = {
+        let echo = echo.clone();
+        on_worker(&runtime, async move { process::big_context_rows(&plan, &echo).await })?
+    };
+
+    // On this thread's own current-thread runtime: the allocation count is per thread.
+    phase("in-process fires");
+    let local = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut rows: Vec<Row> = local.block_on(inproc::rows(&plan));
+    drop(local);
+
+    phase("process hook round trips (echo_hook)");
+    rows.extend({
+        let echo = echo.clone();
+        on_worker(&runtime, async move { process::echo_rows(&plan, &echo).await })?
+    });
+
+    let mut notes = Vec::new();
+    match python {
+        Ok(python) => {
+            phase("python hook round trips");
+            rows.extend(on_worker(&runtime, async move { process::python_rows(&plan, &python).await })?);
+        }
+        Err(e) => notes.push(format!("python rows skipped: {e}")),
+    }
+
+    phase("bash hooks");
+    rows.extend(on_worker(&runtime, async move { spawn::bash_rows(&plan).await })?);
+    phase("llm hook");
+    rows.extend(on_worker(&runtime, async move { spawn::llm_rows(&plan).await })?);
+    rows.extend(big_rows);
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    phase("spawn costs");
+    let spawns = spawn::spawn_costs(&plan, python_path.as_deref());
+
+    println!("# hookwire vs bare baselines ({})", if plan.quick { "--quick" } else { "full run" });
+    println!();
+    println!(
+        "cores: {}, CPU: {}, load average before: {load_before}, after: {}, wall time: {:.1} s",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        cpu_model(),
+        loadavg(),
+        started.elapsed().as_secs_f64(),
+    );
+    println!();
+    println!("Times are per operation; each row's two sides ran alternately in this process.");
+    println!("Ratio = median over pairs of (hookwire / baseline).");
+    println!();
+    print!("{}", report::table(&rows));
+    println!();
+    println!("## Peak memory (VmHWM, process-wide peak, measured before every other row)");
+    println!();
+    print!("{memory}");
+    println!();
+    println!("## Spawn costs (what a bash hook pays per run; a process hook pays once)");
+    println!();
+    print!("{spawns}");
+    for note in notes {
+        println!();
+        println!("note: {note}");
+    }
+    Ok(())
+}
