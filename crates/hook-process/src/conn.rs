@@ -239,7 +239,7 @@ impl Conn {
         }
         let mut guard = CancelGuard { conn: self, id, reason: "the host cancelled the call", armed: true };
         let exchange = async {
-            self.outbox.send(&line).await.map_err(|_| ())?;
+            self.outbox.send(line).await.map_err(|_| ())?;
             rx.await.map_err(|_| ())
         };
         match tokio::time::timeout_at(deadline.into(), exchange).await {
@@ -263,7 +263,7 @@ impl Conn {
     /// Sends a notification (no reply).
     pub(crate) async fn notify(&self, method: &str, params: &[u8]) -> Result<(), HookError> {
         let line = notification_line(method, params);
-        self.outbox.send(&line).await.map_err(|_| self.gone())
+        self.outbox.send(line).await.map_err(|_| self.gone())
     }
 
     /// Closes stdin, waits, SIGTERMs the group, waits, SIGKILLs the group; returns once done.
@@ -293,7 +293,7 @@ impl Drop for CancelGuard<'_> {
         let _ = self.conn.commands.send(Command_::Forget(self.id));
         let params = hook_protocol::serde_json::json!({ "id": self.id, "reason": self.reason });
         let line = notification_line(method::CANCEL, params.to_string().as_bytes());
-        if self.conn.outbox.try_send(&line).is_err() {
+        if self.conn.outbox.try_send(line).is_err() {
             tracing::debug!(hook = %self.conn.name, id = self.id, "could not queue hook.cancel");
         }
     }

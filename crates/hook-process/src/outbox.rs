@@ -2,7 +2,10 @@
 //! pipe has room, otherwise the rest is queued for the flush task), so a cancelled call never
 //! leaves half a line behind and the common case costs no task switch.
 
-use std::sync::{Arc, Mutex};
+use std::{
+    collections::VecDeque,
+    sync::{Arc, Mutex},
+};
 
 use tokio::{net::unix::pipe, sync::Notify};
 
@@ -13,8 +16,12 @@ const HIGH_WATER: usize = 64 * 1024 * 1024;
 struct State {
     /// `None` once closed (or the hook closed its end).
     pipe: Option<Arc<pipe::Sender>>,
-    /// Bytes not yet written, in order.
-    queued: Vec<u8>,
+    /// Lines not yet (fully) written, in order, each with how much of it is written. Lines are
+    /// kept, not copied: a 5 MB payload queued for eight hooks is not copied again, and its memory
+    /// goes as soon as it is written.
+    queued: VecDeque<(Vec<u8>, usize)>,
+    /// Bytes left to write in `queued`.
+    n_queued: usize,
 }
 
 /// Lines on their way to the hook's stdin.
@@ -35,7 +42,7 @@ impl Outbox {
     /// An outbox on `stdin`, with the task that flushes what could not be written at once.
     pub(crate) fn start(stdin: pipe::Sender) -> Arc<Outbox> {
         let outbox = Arc::new(Outbox {
-            state: Mutex::new(State { pipe: Some(Arc::new(stdin)), queued: Vec::new() }),
+            state: Mutex::new(State { pipe: Some(Arc::new(stdin)), queued: VecDeque::new(), n_queued: 0 }),
             queued: Notify::new(),
             drained: Notify::new(),
         });
@@ -49,12 +56,12 @@ impl Outbox {
 
     /// Queues `line` (writing it at once when nothing is queued), waiting while more than the
     /// high-water mark is queued.
-    pub(crate) async fn send(&self, line: &[u8]) -> Result<(), Closed> {
+    pub(crate) async fn send(&self, line: Vec<u8>) -> Result<(), Closed> {
         loop {
             let room = self.drained.notified();
             {
                 let state = self.lock();
-                if state.queued.len() < HIGH_WATER || state.pipe.is_none() {
+                if state.n_queued < HIGH_WATER || state.pipe.is_none() {
                     drop(state);
                     return self.try_send(line);
                 }
@@ -64,23 +71,24 @@ impl Outbox {
     }
 
     /// Queues `line` without waiting.
-    pub(crate) fn try_send(&self, line: &[u8]) -> Result<(), Closed> {
+    pub(crate) fn try_send(&self, line: Vec<u8>) -> Result<(), Closed> {
         let mut state = self.lock();
         let Some(pipe) = &state.pipe else { return Err(Closed) };
-        let rest = if state.queued.is_empty() {
-            match pipe.try_write(line) {
+        let written = if state.queued.is_empty() {
+            match pipe.try_write(&line) {
                 Ok(n) if n == line.len() => return Ok(()),
-                Ok(n) => &line[n..],
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => line,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
                 Err(_) => {
                     state.pipe = None;
                     return Err(Closed);
                 }
             }
         } else {
-            line
+            0
         };
-        state.queued.extend_from_slice(rest);
+        state.n_queued += line.len() - written;
+        state.queued.push_back((line, written));
         drop(state);
         self.queued.notify_one();
         Ok(())
@@ -90,7 +98,8 @@ impl Outbox {
     pub(crate) fn close(&self) {
         let mut state = self.lock();
         state.pipe = None;
-        state.queued = Vec::new();
+        state.queued = VecDeque::new();
+        state.n_queued = 0;
         drop(state);
         self.queued.notify_one();
         self.drained.notify_waiters();
@@ -103,11 +112,16 @@ async fn flush(outbox: Arc<Outbox>) {
         let wait_for_room = {
             let mut state = outbox.lock();
             let Some(pipe) = state.pipe.clone() else { break };
-            let mut written = 0;
             let mut failed = false;
-            while written < state.queued.len() {
-                match pipe.try_write(&state.queued[written..]) {
-                    Ok(n) => written += n,
+            while let Some((line, written)) = state.queued.front_mut() {
+                match pipe.try_write(&line[*written..]) {
+                    Ok(n) => {
+                        *written += n;
+                        if *written == line.len() {
+                            state.queued.pop_front();
+                        }
+                        state.n_queued -= n;
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     Err(_) => {
                         failed = true;
@@ -115,10 +129,10 @@ async fn flush(outbox: Arc<Outbox>) {
                     }
                 }
             }
-            state.queued.drain(..written);
             if failed {
                 state.pipe = None;
-                state.queued = Vec::new();
+                state.queued = VecDeque::new();
+                state.n_queued = 0;
             }
             (!state.queued.is_empty()).then_some(pipe)
         };
