@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
-use hook_core::trust::{FileTrustStore, TrustStore, fingerprint};
+use hook_core::{
+    Deadlines, HookId, config,
+    trust::{FileTrustStore, TrustStore, fingerprint, scripts_of},
+};
 
 use crate::discover;
 
@@ -51,6 +54,17 @@ pub(crate) fn run(list: bool, revoke: bool, dir: Option<PathBuf>) -> u8 {
         }
     };
     println!("project {}", root.display());
+    // The hooks as they will run once trusted (loaded without a trust check), with their scripts.
+    let sources = discover::project_sources(&root);
+    for spec in config::load(&sources, Deadlines::default(), None).specs {
+        let ids: Vec<String> =
+            spec.events.iter().map(|event| HookId::new(spec.level, &spec.name, *event).to_string()).collect();
+        println!("  hook {} ({})", ids.join(", "), spec.kind);
+        for script in scripts_of(&spec, &root) {
+            println!("    runs {}", script.display());
+        }
+    }
+    println!("files and their SHA-256:");
     for (file, hash) in &record.files {
         println!("  {hash}  {}", file.display());
     }

@@ -401,7 +401,9 @@ fn trust_is_refused_granted_and_invalidated() {
 
     let trusted = sandbox.run("work/proj/sub", &["trust"]);
     assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
-    assert!(stdout(&trusted).contains("guard.sh"), "{}", stdout(&trusted));
+    let shown = stdout(&trusted);
+    assert!(shown.contains("hook project:guard:stop (bash)"), "{shown}");
+    assert!(shown.contains("runs ") && shown.contains("guard.sh"), "{shown}");
     let listed = stdout(&sandbox.run("work/proj/sub", &["check"]));
     assert!(listed.contains("project:guard:stop"), "{listed}");
 
