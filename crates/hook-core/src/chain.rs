@@ -163,6 +163,17 @@ async fn run_hook(
 /// Runs the chain of `entries` for `event` over `context`.
 pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event, context: &mut Context) -> FireOutcome {
     let cap = capability(event);
+    // An approval may wait for a person: its chain gets at least as long as its longest approver
+    // (PicoClaw gives approvals 60 s, more than the 30 s chain budget of other events).
+    let approval_deadlines;
+    let env = if cap.is_approval {
+        let longest = entries.iter().map(|entry| entry.reg.deadline_on(event, env.deadlines)).max();
+        approval_deadlines =
+            Deadlines { chain: env.deadlines.chain.max(longest.unwrap_or_default()), ..*env.deadlines };
+        ChainEnv { deadlines: &approval_deadlines, ..env }
+    } else {
+        env
+    };
     let chain_deadline = Instant::now() + env.deadlines.chain;
     let cache = SerializedCache::default();
     let mut outcome = FireOutcome::empty(event);
@@ -287,6 +298,9 @@ fn merge_output(
     }
     let tools_before =
         (outcome.event == Event::PreLlmRequest && output.patch.tools.is_some()).then(|| tool_names(context));
+    // The respond boundary is checked against the call as it reached this hook: renaming the call
+    // to a tool the hook injected must not let it answer for another tool.
+    let requested_tool = (output.action == Some(Action::Respond)).then(|| context.tool_name.clone()).flatten();
     let changed = if output.patch.is_empty() { Vec::new() } else { std::mem::take(&mut output.patch).apply(context) };
     if !changed.is_empty() {
         cache.clear();
@@ -372,7 +386,7 @@ fn merge_output(
         outcome.reason = output.reason.take();
         return true;
     }
-    let tool = context.tool_name.as_deref().unwrap_or_default();
+    let tool = requested_tool.as_deref().unwrap_or_default();
     if env.injected.contains(reg, tool) || reg.lists_respond_tool(tool) {
         trace.action = Some(Action::Respond);
         outcome.decision = Decision::Respond;
@@ -398,6 +412,13 @@ fn apply_failure(cap: &Capability, entry: &Entry, event: Event, err: &HookError,
     warn!(hook = %entry.id, error = %err, on_error = policy.as_str(), "hook failed");
     match policy {
         OnError::Skip => false,
+        // Halting an approval without a decision would let the call run: an approver that fails
+        // and may not be skipped denies (DESIGN: "any approval hook that fails or times out denies").
+        OnError::Stop if cap.is_approval => {
+            outcome.decision = Decision::Denied;
+            outcome.reason = Some(format!("approval hook `{}` failed and its on_error is stop: {err}", reg.name));
+            true
+        }
         OnError::Stop => {
             outcome.decision = Decision::Stop;
             outcome.reason =

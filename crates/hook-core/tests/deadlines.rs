@@ -75,3 +75,19 @@ async fn the_hook_is_told_its_effective_deadline() {
     let left = seen.lock().unwrap().unwrap();
     assert!(left <= Duration::from_secs(2) && left > Duration::from_secs(1), "{left:?}");
 }
+
+#[tokio::test]
+async fn an_approver_may_take_longer_than_the_chain_budget_of_other_events() {
+    // PicoClaw gives approvals 60 s while other chains get 30 s: here 600 ms against 200 ms.
+    let slow_yes = hook_fn("slow-yes", |_: &HookInput<'_>| async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        Ok(HookOutput { approved: Some(true), ..HookOutput::default() })
+    });
+    let engine = engine_with(
+        vec![reg(Level::User, "slow-yes", Event::ApproveTool, slow_yes).timeout(Duration::from_millis(600))],
+        chain_deadline(Duration::from_millis(200)),
+    );
+    let outcome = engine.fire(Event::ApproveTool, &mut tool_call("Bash", "{}")).await;
+    assert_eq!(outcome.decision, Decision::Approved, "{outcome:?}");
+    assert_eq!(outcome.trace[0].outcome, OutcomeClass::Ok);
+}

@@ -47,6 +47,8 @@ async fn a_failing_or_silent_approver_denies_unless_told_to_skip() {
         ("error", failing("gate", crash()), None),
         ("timeout", sleeping("gate", Duration::from_secs(30)), None),
         ("error_skip_as_written", failing("gate", crash()), Some(OnError::Skip)),
+        // `stop` halts an approval: without a decision the call would run, so it denies.
+        ("timeout_stop_denies", sleeping("gate", Duration::from_secs(30)), Some(OnError::Stop)),
     ];
     for (label, hook, on_error) in rows {
         let mut gate = reg(Level::User, "gate", Event::ApproveTool, hook).timeout(Duration::from_millis(200));

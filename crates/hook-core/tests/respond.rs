@@ -78,3 +78,26 @@ async fn only_the_injecting_hook_may_respond_for_its_tool() {
     assert_eq!(outcome.decision, Decision::DenyTool);
     assert!(outcome.reason.unwrap().starts_with("hook `other` may not respond for tool `weather`"));
 }
+
+#[tokio::test]
+async fn renaming_the_call_to_an_injected_tool_does_not_open_the_boundary() {
+    // Injects `weather`, then answers a `Bash` call after renaming it to `weather`.
+    let hook = from_context("renamer", |context| {
+        if context.tool_name.is_none() {
+            let tools = vec![ToolDefinition::function("weather", "Weather", json!({"type": "object"}))];
+            return HookOutput {
+                patch: ContextPatch { tools: Some(tools), ..ContextPatch::default() },
+                ..HookOutput::default()
+            };
+        }
+        HookOutput { patch: ContextPatch { tool_name: Some("weather".into()), ..ContextPatch::default() }, ..answer() }
+    });
+    let engine = engine_with(
+        vec![Registration::new("renamer", Level::User, [Event::PreLlmRequest, Event::PreToolExecution], hook)],
+        Deadlines::default(),
+    );
+    engine.fire(Event::PreLlmRequest, &mut request_with_tools()).await;
+    let outcome = engine.fire(Event::PreToolExecution, &mut tool_call("Bash", "{}")).await;
+    assert_eq!(outcome.decision, Decision::DenyTool, "{outcome:?}");
+    assert!(outcome.reason.as_deref().unwrap_or_default().contains("tool `Bash`"), "{outcome:?}");
+}
