@@ -211,7 +211,7 @@ impl Session {
             context.tool_name = Some(REGISTER_HOOK.to_owned());
             context.tool_arguments = Some(def.to_arguments().to_string());
             let outcome = agent.inner.engine.fire(Event::ApproveTool, &mut context).await;
-            if outcome.decision == Decision::Denied {
+            if outcome.decision != Decision::Approved {
                 let reason = outcome.reason.unwrap_or_else(|| "denied by approval hook".to_owned());
                 report.dropped.push((def, reason));
                 continue;

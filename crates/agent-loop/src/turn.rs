@@ -744,7 +744,8 @@ impl Session {
                 ctx.tool_call_id = Some(call.id.clone());
             })
             .await;
-        if approval.out.decision == Decision::Denied {
+        // Fail closed: only an explicit approval (or no objection) lets the call run.
+        if approval.out.decision != Decision::Approved {
             let text = with_reason(DENIED_BY_APPROVAL, approval.out.reason.as_deref());
             self.skip_call(st, call, &name, &args, &text, "approval_denied");
             return Ok(false);
