@@ -1,7 +1,7 @@
 //! `hookwire chat`: an agent with hooks, over an OpenAI-compatible model: a REPL, or one turn
 //! with `-p`.
 
-use std::{io::BufRead, path::PathBuf, sync::Arc};
+use std::{path::PathBuf, sync::Arc};
 
 use agent_loop::{Agent, SessionConfig, ToolRegistry};
 use clap::Args;
@@ -69,10 +69,9 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
     match args.prompt {
         Some(prompt) => code = turn(&mut session, prompt).await,
         None => {
-            let stdin = std::io::stdin();
             eprintln!("hookwire chat: type a message, or an empty line / Ctrl-D to leave");
-            for line in stdin.lock().lines() {
-                let Ok(line) = line else { break };
+            // Read on a blocking thread, so Ctrl-C is noticed while waiting for a line.
+            while let Ok(Some(line)) = tokio::task::spawn_blocking(|| std::io::stdin().lines().next()?.ok()).await {
                 if line.trim().is_empty() {
                     break;
                 }

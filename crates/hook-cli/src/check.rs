@@ -51,7 +51,7 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
         .map(|event| (event, in_run_order(&loaded.specs, event).into_iter().map(|s| describe(s, event)).collect()))
         .filter(|(_, hooks): &(Event, Vec<Value>)| !hooks.is_empty())
         .collect();
-    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    let warnings = &loaded.warnings;
     let untrusted: Vec<String> = loaded
         .untrusted
         .iter()
@@ -91,7 +91,7 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
                     );
                 }
             }
-            for warning in &warnings {
+            for warning in warnings {
                 println!("warning: {warning}");
             }
             for line in &untrusted {

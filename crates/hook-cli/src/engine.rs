@@ -4,8 +4,8 @@ use std::{path::PathBuf, sync::Arc};
 
 use hook_core::{
     Deadlines, Engine, HookSpec, Level,
-    config::{self, ConfigError, ConfigWarning, Untrusted},
-    trust::FileTrustStore,
+    config::{self, ConfigError, Untrusted},
+    trust::{FileTrustStore, TrustError, TrustRecord, TrustStore},
 };
 use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
 
@@ -18,22 +18,58 @@ pub(crate) const KINDS: [&str; 3] = ["bash", "llm", "process"];
 #[derive(Debug, Default)]
 pub(crate) struct LoadedConfig {
     pub(crate) specs: Vec<HookSpec>,
-    pub(crate) warnings: Vec<ConfigWarning>,
+    pub(crate) warnings: Vec<String>,
     pub(crate) errors: Vec<String>,
     pub(crate) untrusted: Vec<Untrusted>,
+}
+
+/// The trust store when there is no user configuration directory: it holds no record.
+#[derive(Debug)]
+struct NoTrustRecords;
+
+impl TrustStore for NoTrustRecords {
+    fn get(&self, _root: &std::path::Path) -> Option<TrustRecord> {
+        None
+    }
+
+    fn put(&self, record: TrustRecord) -> Result<(), TrustError> {
+        Err(TrustError::Io {
+            path: record.root,
+            source: std::io::Error::other("no user configuration directory: set HOME or XDG_CONFIG_HOME"),
+        })
+    }
+
+    fn revoke(&self, _root: &std::path::Path) -> Result<bool, TrustError> {
+        Ok(false)
+    }
+
+    fn list(&self) -> Vec<TrustRecord> {
+        Vec::new()
+    }
 }
 
 /// Discovers and loads the configuration; project hooks are checked against the trust store.
 pub(crate) fn load(args: &ConfigArgs) -> LoadedConfig {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let discovered = discover::discover(&args.configs, args.no_default_config, &cwd);
-    let store = discover::trust_store_path().map(FileTrustStore::new);
-    let loaded = config::load(&discovered.sources, Deadlines::default(), store.as_ref().map(|s| s as _));
-    let mut errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
-    for spec in &loaded.specs {
-        if !KINDS.contains(&spec.kind.as_str()) {
-            errors.push(format!(
-                "{}: hook `{}`: no executor for kind `{}` (hookwire runs {})",
+    // Without a user configuration directory there is nowhere trust could have been recorded:
+    // project hooks are then untrusted, never loaded unchecked.
+    let store: Box<dyn TrustStore> = match discover::trust_store_path() {
+        Some(path) => Box::new(FileTrustStore::new(path)),
+        None => Box::new(NoTrustRecords),
+    };
+    let loaded = config::load(&discovered.sources, Deadlines::default(), Some(store.as_ref()));
+    let errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
+    let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    let mut specs = Vec::with_capacity(loaded.specs.len());
+    for spec in loaded.specs {
+        if KINDS.contains(&spec.kind.as_str()) {
+            specs.push(spec);
+        } else {
+            // PicoClaw builtins are compiled into PicoClaw; an unmodified PicoClaw config that
+            // enables one still loads, without it.
+            warnings.push(format!(
+                "{}: hook `{}`: hookwire has no `{}` executor (it runs {}); this hook is skipped",
                 spec.source,
                 spec.name,
                 spec.kind,
@@ -41,7 +77,7 @@ pub(crate) fn load(args: &ConfigArgs) -> LoadedConfig {
             ));
         }
     }
-    LoadedConfig { specs: loaded.specs, warnings: loaded.warnings, errors, untrusted: loaded.untrusted }
+    LoadedConfig { specs, warnings, errors, untrusted: loaded.untrusted }
 }
 
 /// The chat model for llm hooks: `--base-url`/`--model` over `OPENAI_BASE_URL`,

@@ -116,14 +116,27 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async move {
-        match cli.command {
-            Command::Check { config, format } => check::run(&config, format),
-            Command::Fire(args) => fire::run(args).await,
-            Command::Demo(args) => demo::run(args).await,
-            Command::Chat(args) => chat::run(args).await,
-            Command::Trust { list, revoke, dir } => trust::run(list, revoke, dir),
-            Command::Stats { file } => stats::run(&file),
+        let command = async move {
+            match cli.command {
+                Command::Check { config, format } => check::run(&config, format),
+                Command::Fire(args) => fire::run(args).await,
+                Command::Demo(args) => demo::run(args).await,
+                Command::Chat(args) => chat::run(args).await,
+                Command::Trust { list, revoke, dir } => trust::run(list, revoke, dir),
+                Command::Stats { file } => stats::run(&file),
+            }
+        };
+        // Hooks run in process groups of their own, so Ctrl-C does not reach them: on SIGINT the
+        // command is dropped, which kills running bash hooks' groups, and dropping the runtime
+        // below kills the process hooks' groups.
+        tokio::select! {
+            code = command => code,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("interrupted: stopping the hooks");
+                130
+            }
         }
     });
+    drop(runtime);
     ExitCode::from(code)
 }

@@ -508,3 +508,86 @@ fn chat_runs_one_turn_with_hooks_against_an_openai_compatible_server() {
     let tool_message = requests[1]["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap();
     assert!(tool_message["content"].as_str().unwrap().contains("skipped by hook"), "{tool_message}");
 }
+
+#[test]
+fn without_a_home_project_hooks_stay_untrusted() {
+    let sandbox = Sandbox::new();
+    sandbox.write("work/proj/.jcli/hooks.yaml", "stop:\n  - name: guard\n    command: \"cat >/dev/null; echo '{}'\"\n");
+    let output = sandbox
+        .command("work/proj", &["check"])
+        .env_remove("HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("untrusted:") && !text.contains("project:guard:stop"), "{text}");
+}
+
+#[test]
+fn a_picoclaw_builtin_is_skipped_with_a_warning_not_an_error() {
+    let sandbox = Sandbox::new();
+    sandbox.write("work/picoclaw.json", r#"{"hooks": {"builtins": {"audit": {"enabled": true}}}}"#);
+    let output = sandbox.run("work", &["check", "--no-default-config", "--config", "picoclaw.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let text = stdout(&output);
+    assert!(text.contains("warning:") && text.contains("hook `audit`") && text.contains("skipped"), "{text}");
+}
+
+/// Hooks run in process groups of their own, which a terminal's Ctrl-C does not reach: hookwire
+/// itself must take them down.
+#[test]
+fn ctrl_c_leaves_no_hook_process_behind() {
+    use nix::{
+        errno::Errno,
+        sys::signal::{Signal, kill, killpg},
+        unistd::Pid,
+    };
+    let sandbox = Sandbox::new();
+    let pid_file = sandbox.path("work/hook.pid");
+    sandbox.write(
+        "work/hooks.yaml",
+        &format!(
+            "stop:\n  - name: sleeper\n    timeout: 60\n    command: \"echo $$ > {}; sleep 30 & sleep 30\"\n",
+            pid_file.display()
+        ),
+    );
+    let child = sandbox
+        .command("work", &["fire", "stop", "--no-default-config", "--config", "hooks.yaml"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let pgid = loop {
+        if let Some(pid) = fs::read_to_string(&pid_file).ok().and_then(|t| t.trim().parse::<i32>().ok()) {
+            break Pid::from_raw(pid);
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the hook never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(killpg(pgid, None), Ok(()), "the hook's group should be running");
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "took {:?}", started.elapsed());
+    // The kill is synchronous; allow the kernel a moment to finish tearing the group down.
+    let gone = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        killpg(pgid, None) == Err(Errno::ESRCH) || only_zombies_left(pgid.as_raw())
+    });
+    assert!(gone, "processes of the hook's group {pgid} survived Ctrl-C");
+}
+
+/// Whether every process still in group `pgid` is a zombie (PID 1 here may not reap orphans).
+fn only_zombies_left(pgid: i32) -> bool {
+    fs::read_dir("/proc").unwrap().flatten().all(|entry| {
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else { return true };
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces, so split after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else { return true };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        fields.get(2).and_then(|g| g.parse::<i32>().ok()) != Some(pgid) || fields.first() == Some(&"Z")
+    })
+}
