@@ -359,13 +359,24 @@ fn duplicate_names_in_one_level_are_errors() {
 }
 
 #[test]
-fn generated_names_that_collide_say_how_to_fix() {
+fn unnamed_entries_of_two_files_are_numbered_on_and_both_load() {
     let dir = TempDir::new();
     let a = dir.write("a/hooks.yaml", "stop:\n  - command: ./a.sh\n");
     let b = dir.write("b/hooks.yaml", "stop:\n  - command: ./b.sh\n");
     let loaded = load_paths(&[&a, &b], Level::User);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let names: Vec<&str> = loaded.specs.iter().map(|spec| spec.name.as_str()).collect();
+    assert_eq!(names, ["stop-0", "stop-0-2"]);
+}
+
+#[test]
+fn a_written_name_that_collides_with_a_generated_one_says_how_to_fix() {
+    let dir = TempDir::new();
+    let a = dir.write("a/hooks.yaml", "stop:\n  - command: ./a.sh\n");
+    let b = dir.write("b/hooks.yaml", "stop:\n  - name: stop-0\n    command: ./b.sh\n");
+    let loaded = load_paths(&[&a, &b], Level::User);
     assert_eq!(loaded.specs.len(), 1);
-    assert!(loaded.errors[0].message.contains("give one of them a `name:`"), "{}", loaded.errors[0]);
+    assert!(loaded.errors[0].message.contains("rename one of them"), "{}", loaded.errors[0]);
 }
 
 #[test]

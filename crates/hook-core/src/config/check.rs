@@ -87,6 +87,17 @@ pub(crate) fn duplicate_names(files: &mut [FileLoad]) {
     }
     let mut seen: HashMap<(Level, String), SourceLocation> = HashMap::new();
     for file in files.iter_mut().filter(|file| file.errors.is_empty()) {
+        // Unnamed entries of two files (say ~/.config/hookwire/hooks.yaml and j-cli's
+        // ~/.jdata/agent/hooks.yaml) get the same generated `<event>-<index>`: number the later
+        // ones on (`pre_tool_execution-0-2`) instead of refusing a file nobody named wrongly.
+        for spec in file.specs.iter_mut().filter(|spec| is_generated_name(spec)) {
+            let base = spec.name.clone();
+            let mut n = 2;
+            while seen.contains_key(&(file.level, spec.name.clone())) {
+                spec.name = format!("{base}-{n}");
+                n += 1;
+            }
+        }
         let errors: Vec<ConfigError> = file
             .specs
             .iter()
@@ -105,10 +116,13 @@ pub(crate) fn duplicate_names(files: &mut [FileLoad]) {
     }
 }
 
+/// Whether `spec`'s name was generated for an unnamed event-keyed entry.
+fn is_generated_name(spec: &HookSpec) -> bool {
+    spec.dir.is_none() && matches!(&spec.definition, HookDefinition::Command(def) if def.name.is_none())
+}
+
 fn duplicate_error(spec: &HookSpec, first: &SourceLocation, level: Level) -> ConfigError {
-    let is_generated =
-        spec.dir.is_none() && matches!(&spec.definition, HookDefinition::Command(def) if def.name.is_none());
-    let fix = if is_generated {
+    let fix = if is_generated_name(spec) {
         "this name is generated for an unnamed entry; give one of them a `name:`"
     } else {
         "rename one of them"
