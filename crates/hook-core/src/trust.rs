@@ -24,9 +24,6 @@ use crate::{
     config::{ConfigError, ConfigSource, FileLoad, Untrusted},
 };
 
-/// Interpreters whose first argument is the script that runs.
-const INTERPRETERS: &[&str] = &["python3", "python", "bash", "sh", "node", "ruby", "perl"];
-
 /// What the user trusted: a project root and the hash of every file that decides what its hooks do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustRecord {
@@ -234,16 +231,16 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex
 }
 
-/// The local scripts `spec` runs, as canonical paths of existing files.
+/// The local files `spec` runs, as canonical paths of existing files.
 ///
-/// For a bash hook, the first word of `command` (split on whitespace, quotes stripped); when
-/// that word is an interpreter (`python3`, `python`, `bash`, `sh`, `node`, `ruby`, `perl`, by
-/// file name, so `/usr/bin/python3` counts), also each of its arguments that names a file (the
-/// script may follow flags: `python3 -X dev hook.py`, `sh -c 'hook.sh'`). For a process hook,
-/// the same over `command[0]` and its arguments. A word counts when it names an existing file relative to the hook's directory
-/// (directory hooks), the process's `dir`, or `root`, or is an absolute path under `root`.
-/// Programs found on `PATH` and paths outside the project (`~/...`, `/usr/bin/...`) are not
-/// the project's to vouch for and are left out.
+/// Every word of a bash hook's `command` (split on whitespace, quotes stripped) and every
+/// element of a process hook's `command` that names an existing file relative to the hook's
+/// directory (directory hooks), the process's `dir`, or `root`, or is an absolute path under
+/// `root` — so `./guard.sh`, `python3 -X dev hook.py`, `FOO=1 ./g.sh` and `uv run tools/x.py`
+/// are all covered. A directory hook also vouches for every file in its directory (helpers its
+/// script imports). Programs found on `PATH` and paths outside the project (`~/...`,
+/// `/usr/bin/...`) are not the project's to vouch for and are left out; so is a script a
+/// command reaches only after `cd`.
 pub fn scripts_of(spec: &HookSpec, root: &Path) -> Vec<PathBuf> {
     let root = canonical(root);
     let (words, mut bases): (Vec<String>, Vec<PathBuf>) = match &spec.definition {
@@ -258,20 +255,41 @@ pub fn scripts_of(spec: &HookSpec, root: &Path) -> Vec<PathBuf> {
         _ => return Vec::new(),
     };
     bases.push(root.clone());
-    let Some(first) = words.first() else { return Vec::new() };
-    let mut candidates = vec![first.as_str()];
-    let program = Path::new(first).file_name().and_then(|name| name.to_str()).unwrap_or_default();
-    if INTERPRETERS.contains(&program) {
-        // `python3 -X dev tool.py`, `sh -c 'tool.sh'`: any argument may be the script.
-        candidates.extend(words[1..].iter().map(String::as_str));
-    }
     let mut scripts: Vec<PathBuf> = Vec::new();
-    for word in candidates {
+    // Any word may be the script: `python3 -X dev tool.py`, `FOO=1 ./g.sh`, `uv run tools/x.py`.
+    for word in &words {
         if let Some(script) = resolve(word, &bases, &root).filter(|script| !scripts.contains(script)) {
             scripts.push(script);
         }
     }
+    if let Some(dir) = &spec.dir {
+        for file in files_under(dir, 4) {
+            let file = canonical(&file);
+            let is_definition = file.file_name().is_some_and(|name| name == "HOOK.yaml" || name == "HOOK.yml");
+            if !is_definition && file.starts_with(&root) && !scripts.contains(&file) {
+                scripts.push(file);
+            }
+        }
+    }
     scripts
+}
+
+/// The regular files under `dir`, `depth` levels deep at most, in name order (symbolic links
+/// are not followed).
+fn files_under(dir: &Path, depth: usize) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    paths.sort();
+    let mut files = Vec::new();
+    for path in paths {
+        let Ok(meta) = fs::symlink_metadata(&path) else { continue };
+        if meta.is_file() {
+            files.push(path);
+        } else if meta.is_dir() && depth > 1 {
+            files.extend(files_under(&path, depth - 1));
+        }
+    }
+    files
 }
 
 /// Strips one pair of surrounding quotes.

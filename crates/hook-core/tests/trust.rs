@@ -197,7 +197,7 @@ fn a_config_with_errors_cannot_be_trusted() {
 }
 
 #[test]
-fn scripts_are_found_next_to_the_hook_at_the_root_and_after_an_interpreter() {
+fn scripts_are_found_next_to_the_hook_at_the_root_and_in_any_word() {
     let dir = TempDir::new();
     dir.write("hooks/g/run.sh", "");
     dir.write("tools/lint.py", "");
@@ -232,7 +232,14 @@ fn scripts_are_found_next_to_the_hook_at_the_root_and_after_an_interpreter() {
         .collect();
     assert_eq!(
         found,
-        ["a: tools/lint.py", "b: tools/lint.py", "c: ", "d: tools/lint.py", "g: hooks/g/run.sh", "p: proc/server.js"]
+        [
+            "a: tools/lint.py",
+            "b: tools/lint.py",
+            "c: tools/lint.py",
+            "d: tools/lint.py",
+            "g: hooks/g/run.sh",
+            "p: proc/server.js"
+        ]
     );
 }
 
@@ -246,4 +253,23 @@ fn project_roots_are_found_above_the_config() {
     assert_eq!(project_root(&hooks_yaml), dir.path());
     assert_eq!(project_root(&dir.join(".jcli/hooks")), dir.path());
     assert_eq!(project_root(&plain), dir.join("elsewhere"));
+}
+
+#[test]
+fn a_helper_beside_a_directory_hook_and_a_script_after_env_settings_are_vouched_for() {
+    let project = Project::new();
+    project.dir.write(".jcli/hooks/guard/lib/helpers.py", "ALLOWED = []\n");
+    project.dir.write("scripts/env.sh", "echo '{}'\n");
+    project.dir.write(".hookwire/hooks.yaml", "stop:\n  - name: check\n    command: FOO=1 sh ./scripts/env.sh\n");
+    project.trust();
+    assert!(project.load().untrusted.is_empty());
+
+    project.dir.write(".jcli/hooks/guard/lib/helpers.py", "ALLOWED = ['rm -rf']\n");
+    let loaded = project.load();
+    assert!(!loaded.untrusted.is_empty(), "an edited helper of a directory hook kept its trust");
+    assert_eq!(loaded.untrusted[0].reason, "`.jcli/hooks/guard/lib/helpers.py` changed since it was trusted");
+
+    project.trust();
+    project.dir.write("scripts/env.sh", "echo '{ }'\n");
+    assert!(!project.load().untrusted.is_empty(), "an edited script after `FOO=1 sh` kept its trust");
 }
