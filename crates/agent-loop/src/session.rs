@@ -10,7 +10,6 @@ use std::{
 
 use hook_core::{Decision, Engine};
 use hook_protocol::{ChatMessage, Context, Event, Meta};
-use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use crate::{
@@ -34,22 +33,7 @@ impl SessionConfig {
     }
 }
 
-/// A session as saved: restore it with [`Session::restore`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionState {
-    /// The session id.
-    pub id: String,
-    /// The working directory.
-    pub cwd: PathBuf,
-    /// The conversation (no system message).
-    pub history: Vec<ChatMessage>,
-    /// Hooks the model registered, in order.
-    #[serde(default)]
-    pub hooks: Vec<SessionHookDef>,
-    /// Turns run so far (turn ids go on from here).
-    #[serde(default)]
-    pub n_turns: u64,
-}
+pub use hook_protocol::session::SessionState;
 
 /// What restoring a session did with its hooks.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,6 +6,7 @@
 //! - [`ToolResult`], [`ChatMessage`], [`ToolCall`], [`ToolDefinition`]: OpenAI function-calling shapes.
 //! - [`config`]: the configuration files of the three dialects.
 //! - [`Context`]: hookwire's own event context, a superset of the above.
+//! - [`session`]: a saved agent session and the hooks the model registered in it.
 //!
 //! This crate has no I/O and no async runtime. [`schemas`] lists the JSON Schemas that
 //! `cargo xtask schema` publishes.
@@ -17,6 +18,7 @@ pub mod jcli;
 pub mod jsonrpc;
 mod message;
 pub mod picoclaw;
+pub mod session;
 mod tool_result;
 
 pub use context::Context;
@@ -104,5 +106,6 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("hooks-file", schema_of::<config::HooksFile>()),
         ("hook-dir", schema_of::<config::HookDef>()),
         ("picoclaw-config", schema_of::<config::PicoClawConfig>()),
+        ("session-state", schema_of::<session::SessionState>()),
     ]
 }

@@ -13,10 +13,9 @@ use std::{
 
 use async_trait::async_trait;
 use hook_bash::{BashHook, BashOptions};
-use hook_core::{CompiledFilter, Engine, Hook, HookFilter, Level, OnError, Registration};
+use hook_core::{CompiledFilter, Engine, Hook, Level, Registration};
 use hook_llm::{ChatModel, LlmHook};
-use hook_protocol::{Event, ToolDefinition, ToolResult};
-use serde::{Deserialize, Serialize};
+use hook_protocol::{ToolDefinition, ToolResult};
 use serde_json::{Value, json};
 
 use super::{Tool, ToolContext};
@@ -24,55 +23,12 @@ use super::{Tool, ToolContext};
 /// The tool's name.
 pub const REGISTER_HOOK: &str = "register_hook";
 
-/// One session hook as the model asked for it; what a saved session keeps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionHookDef {
-    /// The event it runs on.
-    pub event: Event,
-    /// `bash` or `llm`.
-    #[serde(rename = "type", default = "default_kind")]
-    pub kind: String,
-    /// The shell command (bash).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-    /// The prompt template (llm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<String>,
-    /// The model to ask (llm), instead of the agent's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// Seconds (default 10 for bash, 30 for llm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<f64>,
-    /// Extra attempts (default 0 for bash, 1 for llm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<u32>,
-    /// `skip`, `stop` or `deny`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on_error: Option<OnError>,
-    /// Conditions it runs under.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter: Option<HookFilter>,
-}
+pub use hook_protocol::session::SessionHookDef;
 
-fn default_kind() -> String {
-    "bash".to_owned()
-}
-
-impl SessionHookDef {
-    /// The `register_hook` arguments that register this hook (what approval sees on restore).
-    pub fn to_arguments(&self) -> Value {
-        let mut value = serde_json::to_value(self).unwrap_or_default();
-        if let Value::Object(map) = &mut value {
-            map.insert("action".into(), Value::String("register".into()));
-        }
-        value
-    }
-
-    fn label(&self) -> String {
-        let text = self.command.as_deref().or(self.prompt.as_deref()).unwrap_or_default();
-        hook_core::head_chars(text, 60)
-    }
+/// A short description of `def` for lists and replies.
+fn label(def: &SessionHookDef) -> String {
+    let text = def.command.as_deref().or(def.prompt.as_deref()).unwrap_or_default();
+    hook_core::head_chars(text, 60)
 }
 
 #[derive(Debug, Default)]
@@ -238,7 +194,7 @@ impl Tool for RegisterHookTool {
                     Ok(def) => def,
                     Err(err) => return ToolResult::error(format!("register_hook: invalid registration {err}")),
                 };
-                let (event, kind, label) = (def.event, def.kind.clone(), def.label());
+                let (event, kind, label) = (def.event, def.kind.clone(), label(&def));
                 match hooks.register(def) {
                     Ok(name) => ToolResult::text(format!(
                         "registered session hook `{name}`: event={event}, type={kind}, {label}"
@@ -253,7 +209,7 @@ impl Tool for RegisterHookTool {
                 }
                 let lines: Vec<String> = list
                     .iter()
-                    .map(|(name, def)| format!("{name}: event={}, type={}, {}", def.event, def.kind, def.label()))
+                    .map(|(name, def)| format!("{name}: event={}, type={}, {}", def.event, def.kind, label(def)))
                     .collect();
                 ToolResult::text(lines.join("\n"))
             }
