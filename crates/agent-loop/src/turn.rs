@@ -390,14 +390,7 @@ impl Session {
                 return;
             }
             self.history = micro_compact(&self.history, config.keep_last, MICRO_MAX_CHARS);
-            let fired = self
-                .fire(st, Event::PostMicroCompact, "turn.compact.micro.after", None, |ctx| {
-                    ctx.messages = Some(self.history.clone());
-                })
-                .await;
-            if let Some(messages) = fired.changed(Field::Messages, |c| c.messages.clone()) {
-                self.history = messages;
-            }
+            self.after_compaction(st, Event::PostMicroCompact, "turn.compact.micro.after").await;
         }
         let Some(threshold) = config.auto_threshold_tokens else { return };
         let system_prompt = self.system_prompt(st);
@@ -432,8 +425,14 @@ impl Session {
         };
         add_usage(&mut st.report.usage, response.usage);
         self.history = with_summary(&response.message.text_content(), &self.history[split..]);
+        self.after_compaction(st, Event::PostAutoCompact, "turn.compact.auto.after").await;
+    }
+
+    /// Fires `post_micro_compact` / `post_auto_compact` with the compacted history; `messages`
+    /// a hook returns become the history.
+    async fn after_compaction(&mut self, st: &mut TurnState, event: Event, trace_path: &str) {
         let fired = self
-            .fire(st, Event::PostAutoCompact, "turn.compact.auto.after", None, |ctx| {
+            .fire(st, event, trace_path, None, |ctx| {
                 ctx.messages = Some(self.history.clone());
             })
             .await;

@@ -49,12 +49,7 @@ async fn the_python_weather_plugin_answers_its_injected_tool() {
     let mut session = harness.session().await;
     let report = session.send("What's the weather in Beijing today?").await.unwrap();
 
-    let tools: Vec<String> = harness.requests()[0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-        .collect();
+    let tools = harness.tool_names(0);
     assert!(tools.contains(&"get_weather".to_owned()), "{tools:?}");
     assert_eq!(harness.tool_message(1, "c1"), "Beijing weather: Sunny, temperature 15°C, humidity 45%");
     assert!(seen.events().is_empty(), "respond skips approval");

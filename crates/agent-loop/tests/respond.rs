@@ -51,12 +51,7 @@ async fn an_injected_plugin_tool_reaches_the_model_and_the_hook_answers_it() {
     let mut session = harness.session().await;
     let report = session.send("weather in Beijing?").await.unwrap();
 
-    let tools: Vec<String> = harness.requests()[0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-        .collect();
+    let tools = harness.tool_names(0);
     assert!(tools.contains(&"get_weather".to_owned()), "{tools:?}");
     assert_eq!(harness.tool_message(1, "c1"), "Beijing weather: Sunny, temperature 15°C, humidity 45%");
     assert!(

@@ -114,6 +114,16 @@ impl Harness {
         self.requests()[idx]["messages"].as_array().cloned().unwrap_or_default()
     }
 
+    /// The names of the tools offered in model request `idx`.
+    pub fn tool_names(&self, idx: usize) -> Vec<String> {
+        self.requests()[idx]["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     /// The content of the tool message answering `call_id` in request `idx`.
     pub fn tool_message(&self, idx: usize, call_id: &str) -> String {
         self.messages(idx)
