@@ -32,5 +32,6 @@ pub use spec::{
 };
 pub use trace::{Decision, Effects, FireOutcome, TraceEntry};
 
+pub mod agent;
 pub mod config;
 pub mod trust;

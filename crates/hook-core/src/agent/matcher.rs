@@ -1,0 +1,1 @@
+//! Matchers of the Claude Code family (written by the matcher work; placeholder).
