@@ -65,6 +65,6 @@ impl HookFactory for BashFactory {
     }
 
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError> {
-        Ok(BuiltHook { hook: Arc::new(self.build_hook(spec)?), observer: None })
+        Ok(BuiltHook::new(Arc::new(self.build_hook(spec)?)))
     }
 }

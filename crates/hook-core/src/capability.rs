@@ -58,15 +58,26 @@ const NOTHING: Capability = Capability {
     is_approval: false,
 };
 
-const ABORTS: &[Action] = &[Action::AbortTurn, Action::HardAbort];
+/// `stop` blocks the step (its reason goes to the model); `abort_turn` is Claude Code's
+/// `continue: false`.
+const STOP_OR_ABORT: &[Action] = &[Action::Stop, Action::AbortTurn, Action::HardAbort];
 
-const TABLE: [Capability; 15] = [
+/// Events whose only decision is to block the step.
+const BLOCKS: Capability = Capability { actions: &[Action::Stop], ..NOTHING };
+
+const TABLE: [Capability; Event::ALL.len()] = [
     // session_start
-    NOTHING,
+    Capability { actions: &[Action::AbortTurn], additional_context: true, ..NOTHING },
     // session_end
     NOTHING,
     // pre_send_message
-    Capability { may_change: &[Field::UserInput], actions: &[Action::Stop], retry_feedback: true, ..NOTHING },
+    Capability {
+        may_change: &[Field::UserInput],
+        actions: &[Action::Stop, Action::AbortTurn],
+        additional_context: true,
+        retry_feedback: true,
+        ..NOTHING
+    },
     // post_send_message
     NOTHING,
     // pre_llm_request
@@ -88,23 +99,24 @@ const TABLE: [Capability; 15] = [
     Capability {
         may_change: &[Field::ToolName, Field::ToolArguments],
         actions: &[Action::Skip, Action::DenyTool, Action::Respond, Action::Stop, Action::AbortTurn, Action::HardAbort],
+        additional_context: true,
         is_tool_event: true,
         ..NOTHING
     },
-    // approve_tool
-    Capability { is_tool_event: true, is_approval: true, ..NOTHING },
-    // post_tool_execution
-    Capability { may_change: &[Field::ToolResult], actions: ABORTS, is_tool_event: true, ..NOTHING },
+    // approve_tool: an approver may rewrite the call it approves (Claude Code's `updatedInput`).
+    Capability { may_change: &[Field::ToolArguments], is_tool_event: true, is_approval: true, ..NOTHING },
+    // post_tool_execution: `stop` is Claude Code's `decision: block` (the reason goes to the model).
+    Capability { may_change: &[Field::ToolResult], actions: STOP_OR_ABORT, additional_context: true, is_tool_event: true, ..NOTHING },
     // post_tool_execution_failure
     Capability {
         may_change: &[Field::ToolError],
-        actions: ABORTS,
+        actions: STOP_OR_ABORT,
         additional_context: true,
         is_tool_event: true,
         ..NOTHING
     },
     // stop
-    Capability { actions: &[Action::Stop], additional_context: true, retry_feedback: true, ..NOTHING },
+    Capability { actions: &[Action::Stop, Action::AbortTurn], additional_context: true, retry_feedback: true, ..NOTHING },
     // pre_micro_compact
     Capability { actions: &[Action::Stop], ..NOTHING },
     // post_micro_compact
@@ -113,6 +125,54 @@ const TABLE: [Capability; 15] = [
     Capability { actions: &[Action::Stop], additional_context: true, ..NOTHING },
     // post_auto_compact
     Capability { may_change: &[Field::Messages], ..NOTHING },
+    // permission_denied
+    Capability { is_tool_event: true, ..NOTHING },
+    // notification
+    NOTHING,
+    // subagent_start
+    Capability { additional_context: true, ..NOTHING },
+    // subagent_stop
+    Capability { actions: &[Action::Stop, Action::AbortTurn], additional_context: true, retry_feedback: true, ..NOTHING },
+    // stop_failure
+    NOTHING,
+    // post_tool_batch
+    Capability { actions: STOP_OR_ABORT, additional_context: true, ..NOTHING },
+    // setup
+    Capability { additional_context: true, ..NOTHING },
+    // user_prompt_expansion
+    Capability { actions: &[Action::Stop, Action::AbortTurn], additional_context: true, ..NOTHING },
+    // instructions_loaded
+    NOTHING,
+    // config_change
+    BLOCKS,
+    // cwd_changed
+    NOTHING,
+    // file_changed
+    NOTHING,
+    // directory_added
+    NOTHING,
+    // task_created
+    BLOCKS,
+    // task_completed
+    Capability { actions: STOP_OR_ABORT, ..NOTHING },
+    // teammate_idle
+    Capability { actions: STOP_OR_ABORT, ..NOTHING },
+    // worktree_create
+    BLOCKS,
+    // worktree_remove
+    NOTHING,
+    // elicitation
+    BLOCKS,
+    // elicitation_result
+    BLOCKS,
+    // message_display
+    NOTHING,
+    // pre_model_switch
+    BLOCKS,
+    // post_model_switch
+    NOTHING,
+    // pre_tool_selection
+    Capability { may_change: &[Field::Tools], actions: STOP_OR_ABORT, ..NOTHING },
 ];
 
 /// What hooks may do on `event`.
@@ -127,7 +187,24 @@ mod tests {
     #[test]
     fn table_matches_design() {
         let notify_only: Vec<Event> = Event::ALL.into_iter().filter(|e| capability(*e).is_notify_only()).collect();
-        assert_eq!(notify_only, [Event::SessionStart, Event::SessionEnd, Event::PostSendMessage]);
+        assert_eq!(
+            notify_only,
+            [
+                Event::SessionEnd,
+                Event::PostSendMessage,
+                Event::Notification,
+                Event::StopFailure,
+                Event::InstructionsLoaded,
+                Event::CwdChanged,
+                Event::FileChanged,
+                Event::DirectoryAdded,
+                Event::WorktreeRemove,
+                Event::MessageDisplay,
+                Event::PostModelSwitch,
+            ]
+        );
+        // Claude Code's SessionStart hooks answer with context: they run in order.
+        assert!(capability(Event::SessionStart).additional_context);
         assert!(capability(Event::PreToolExecution).allows(Action::Respond));
         assert!(!capability(Event::PostToolExecution).allows(Action::Respond));
         assert!(capability(Event::PostToolExecutionFailure).may_change(Field::ToolError));
@@ -135,7 +212,13 @@ mod tests {
         let tool_events: Vec<Event> = Event::ALL.into_iter().filter(|e| capability(*e).is_tool_event).collect();
         assert_eq!(
             tool_events,
-            [Event::PreToolExecution, Event::ApproveTool, Event::PostToolExecution, Event::PostToolExecutionFailure]
+            [
+                Event::PreToolExecution,
+                Event::ApproveTool,
+                Event::PostToolExecution,
+                Event::PostToolExecutionFailure,
+                Event::PermissionDenied,
+            ]
         );
     }
 }

@@ -92,10 +92,12 @@ pub(crate) async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
 }
 
 /// Whether `entry` is skipped before running: its trace entry when it is disabled or filtered.
-fn precheck(entry: &Entry, context: &Context) -> Option<TraceEntry> {
+fn precheck(entry: &Entry, event: Event, context: &Context) -> Option<TraceEntry> {
     let outcome = if !entry.enabled {
         OutcomeClass::Disabled
-    } else if !entry.reg.filter.matches(context) {
+    } else if !entry.reg.filter.matches(context)
+        || entry.reg.gate.as_ref().is_some_and(|gate| !gate.admits(event, context))
+    {
         OutcomeClass::Filtered
     } else {
         return None;
@@ -164,15 +166,20 @@ async fn run_hook(
 pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event, context: &mut Context) -> FireOutcome {
     let cap = capability(event);
     // An approval may wait for a person: its chain gets at least as long as its longest approver
-    // (PicoClaw gives approvals 60 s, more than the 30 s chain budget of other events).
-    let approval_deadlines;
-    let env = if cap.is_approval {
-        let longest = entries.iter().map(|entry| entry.reg.deadline_on(event, env.deadlines)).max();
-        approval_deadlines =
-            Deadlines { chain: env.deadlines.chain.max(longest.unwrap_or_default()), ..*env.deadlines };
-        ChainEnv { deadlines: &approval_deadlines, ..env }
-    } else {
-        env
+    // (PicoClaw gives approvals 60 s, more than the 30 s chain budget of other events). Hooks of
+    // the Claude Code family keep their agent's deadlines (600 s) the same way.
+    let stretched_deadlines;
+    let longest = entries
+        .iter()
+        .filter(|entry| cap.is_approval || entry.reg.outlasts_chain)
+        .map(|entry| entry.reg.deadline_on(event, env.deadlines))
+        .max();
+    let env = match longest {
+        Some(longest) if longest > env.deadlines.chain => {
+            stretched_deadlines = Deadlines { chain: longest, ..*env.deadlines };
+            ChainEnv { deadlines: &stretched_deadlines, ..env }
+        }
+        _ => env,
     };
     let chain_deadline = Instant::now() + env.deadlines.chain;
     let cache = SerializedCache::default();
@@ -183,7 +190,7 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
         return outcome;
     }
     for entry in entries {
-        if let Some(skipped) = precheck(entry, context) {
+        if let Some(skipped) = precheck(entry, event, context) {
             outcome.trace.push(skipped);
             continue;
         }
@@ -210,7 +217,7 @@ async fn run_concurrently(
     chain_deadline: Instant,
     outcome: &mut FireOutcome,
 ) {
-    let mut skipped: Vec<Option<TraceEntry>> = entries.iter().map(|entry| precheck(entry, context)).collect();
+    let mut skipped: Vec<Option<TraceEntry>> = entries.iter().map(|entry| precheck(entry, event, context)).collect();
     let runs = {
         let shared: &Context = context;
         let futures: Vec<_> = entries
@@ -337,6 +344,16 @@ fn merge_output(
     if let Some(text) = output.system_message.take() {
         effects.system_messages.push(text);
     }
+    if !output.agent_output.is_empty() {
+        effects.agent_output.append(&mut output.agent_output);
+    }
+    if let Some(permission) = output.permission.take() {
+        if outcome.event == Event::PreToolExecution {
+            outcome.permission = outcome.permission.max(Some(permission));
+        } else {
+            trace.dropped.push(format!("permission {}", permission.as_str()));
+        }
+    }
     if let Some(text) = output.retry_feedback.take() {
         if cap.retry_feedback {
             effects.retry_feedback = Some(text);
@@ -358,6 +375,10 @@ fn merge_output(
         }
         if let Some(action) = output.action.filter(|a| !matches!(a, Action::Stop | Action::DenyTool)) {
             trace.dropped.push(action.as_str().to_owned());
+        }
+        if output.approved == Some(true) {
+            // An explicit approval, as opposed to no objection: an agent's bridge answers "allow".
+            outcome.permission = outcome.permission.max(Some(crate::Permission::Allow));
         }
         return false;
     }

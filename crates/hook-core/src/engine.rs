@@ -360,7 +360,11 @@ fn registration_of(spec: &HookSpec, built: &BuiltHook) -> Registration {
             .filter(spec.filter.clone())
             .retry(spec.effective_retry())
             .respond_tools(spec.respond_tools.clone())
-            .enabled(spec.enabled);
+            .enabled(spec.enabled)
+            .outlasts_chain(built.outlasts_chain);
+    if let Some(gate) = &built.gate {
+        registration = registration.gate(gate.clone());
+    }
     if let Some(timeout) = spec.timeout {
         registration = registration.timeout(timeout);
     }

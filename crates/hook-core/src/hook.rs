@@ -30,6 +30,13 @@ pub trait Hook: Send + Sync + fmt::Debug {
     async fn shutdown(&self) {}
 }
 
+/// A condition a hook's own dialect puts on running it (a Claude Code matcher and `if` rule),
+/// checked before anything is serialized or spawned.
+pub trait Gate: Send + Sync + fmt::Debug {
+    /// Whether the hook runs on `event` with `context`.
+    fn admits(&self, event: Event, context: &Context) -> bool;
+}
+
 /// What a hook is given for one run.
 #[derive(Debug)]
 pub struct HookInput<'a> {

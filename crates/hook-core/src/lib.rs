@@ -20,14 +20,14 @@ pub use capability::{Capability, capability};
 pub use engine::{Engine, EngineBuilder, LoadError};
 pub use error::{BuildError, HookError, OutcomeClass, fmt_duration, head_chars, tail_chars};
 pub use filter::CompiledFilter;
-pub use hook::{Hook, HookInput, Observer, ObserverEvent, SerializedCache, hook_fn};
+pub use hook::{Gate, Hook, HookInput, Observer, ObserverEvent, SerializedCache, hook_fn};
 pub use hook_protocol::config::{HookFilter, OnError};
 pub use hook_protocol::{Context, Event};
 pub use metrics::HookMetrics;
-pub use output::{Action, ContextPatch, Field, HookOutput};
+pub use output::{Action, ContextPatch, Field, HookOutput, Permission};
 pub use registry::{HookSummary, Registration};
 pub use spec::{
-    BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation, default_on_error,
+    AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation, default_on_error,
     default_retry, default_timeout,
 };
 pub use trace::{Decision, Effects, FireOutcome, TraceEntry};

@@ -38,6 +38,32 @@ impl Action {
     }
 }
 
+/// A tool call's permission decision short of a denial (a denial is [`Action::DenyTool`]).
+///
+/// Claude Code's `permissionDecision`; several hooks combine by precedence deny > defer > ask >
+/// allow, which is this type's order (`Defer` is the greatest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Permission {
+    /// Run the call without asking.
+    Allow,
+    /// Ask the person, whatever the permission rules say.
+    Ask,
+    /// Leave the call pending for the caller (Claude Code's `-p` mode ends the run).
+    Defer,
+}
+
+impl Permission {
+    /// `allow`, `ask` or `defer`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Allow => "allow",
+            Permission::Ask => "ask",
+            Permission::Defer => "defer",
+        }
+    }
+}
+
 /// Replacements for context fields; a field left `None` stays as it was.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContextPatch {
@@ -232,6 +258,11 @@ pub struct HookOutput {
     pub approved: Option<bool>,
     /// The tool's result when `action` is [`Action::Respond`].
     pub respond: Option<ToolResult>,
+    /// `pre_tool_execution`: allow, ask or defer (see [`Permission`]).
+    pub permission: Option<Permission>,
+    /// Members of an agent's answer hookwire passes through without interpreting them
+    /// (Claude Code's `hookSpecificOutput.sessionTitle`, `watchPaths`, ...).
+    pub agent_output: Map<String, Value>,
 }
 
 impl HookOutput {
@@ -245,6 +276,25 @@ impl HookOutput {
             && self.retry_feedback.is_none()
             && self.approved.is_none()
             && self.respond.is_none()
+            && self.permission.is_none()
+            && self.agent_output.is_empty()
+    }
+
+    /// Skips the current step, with a reason.
+    pub fn skip(reason: impl Into<String>) -> Self {
+        HookOutput { action: Some(Action::Skip), reason: Some(reason.into()), ..HookOutput::default() }
+    }
+
+    /// Refuses the tool call (or, on `approve_tool`, denies it), with a reason.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        HookOutput { action: Some(Action::DenyTool), reason: Some(reason.into()), ..HookOutput::default() }
+    }
+
+    /// Replaces the tool call's arguments (JSON text).
+    pub fn with_tool_arguments(arguments: impl Into<String>) -> Self {
+        let mut output = HookOutput::default();
+        output.patch.tool_arguments = Some(arguments.into());
+        output
     }
 
     /// Reads a j-cli `HookResult` (from a bash or llm hook) for `event`.
@@ -286,6 +336,8 @@ impl HookOutput {
             retry_feedback: result.retry_feedback,
             approved,
             respond: None,
+            permission: None,
+            agent_output: Map::new(),
         }
     }
 }

@@ -15,7 +15,7 @@ use hook_protocol::{
 };
 
 use crate::{
-    CompiledFilter, Deadlines, Hook, HookId, Level, Observer, SourceLocation, default_on_error, default_timeout,
+    CompiledFilter, Deadlines, Gate, Hook, HookId, Level, Observer, SourceLocation, default_on_error, default_timeout,
     metrics::{MetricCells, MetricsStore},
     observer::ObserverSlot,
 };
@@ -35,6 +35,8 @@ pub struct Registration {
     pub(crate) respond_tools: Vec<String>,
     pub(crate) observer: Option<(Arc<dyn Observer>, Vec<String>)>,
     pub(crate) enabled: bool,
+    pub(crate) gate: Option<Arc<dyn Gate>>,
+    pub(crate) outlasts_chain: bool,
 }
 
 impl Registration {
@@ -64,7 +66,21 @@ impl Registration {
             respond_tools: Vec::new(),
             observer: None,
             enabled: true,
+            gate: None,
+            outlasts_chain: false,
         }
+    }
+
+    /// Runs only on contexts `gate` admits (a dialect's own matcher); others count as `filtered`.
+    pub fn gate(mut self, gate: Arc<dyn Gate>) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+
+    /// Lets the hook's own deadline stretch the chain's deadline of its events.
+    pub fn outlasts_chain(mut self, outlasts: bool) -> Self {
+        self.outlasts_chain = outlasts;
+        self
     }
 
     /// Order inside the level, ascending (default 0).
@@ -140,6 +156,8 @@ pub(crate) struct Registered {
     pub(crate) deadlines: Option<Deadlines>,
     pub(crate) enabled: bool,
     pub(crate) observer: Option<Arc<ObserverSlot>>,
+    pub(crate) gate: Option<Arc<dyn Gate>>,
+    pub(crate) outlasts_chain: bool,
     is_shut_down: AtomicBool,
 }
 
@@ -194,6 +212,8 @@ impl Registered {
             deadlines: origin.deadlines,
             enabled: registration.enabled,
             observer,
+            gate: registration.gate,
+            outlasts_chain: registration.outlasts_chain,
             is_shut_down: AtomicBool::new(false),
         })
     }
@@ -231,11 +251,17 @@ pub(crate) struct Entry {
 }
 
 /// What one fire reads: immutable, so registering or removing hooks never affects a fire in flight.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Snapshot {
     /// Entries per event (by [`Event::index`]), in run order.
     pub(crate) by_event: [Vec<Arc<Entry>>; Event::ALL.len()],
     pub(crate) observers: Vec<Arc<ObserverSlot>>,
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Snapshot { by_event: std::array::from_fn(|_| Vec::new()), observers: Vec::new() }
+    }
 }
 
 /// A hook as [`crate::Engine::hooks_for`] lists it.

@@ -6,10 +6,12 @@ use std::{collections::BTreeMap, fmt, path::PathBuf, sync::Arc, time::Duration};
 use async_trait::async_trait;
 use hook_protocol::{
     Event,
+    Agent,
+    agent_config::AgentHandler,
     config::{BuiltinDef, HookDef, HookFilter, OnError, ProcessDef},
 };
 
-use crate::{BuildError, Hook, Observer};
+use crate::{BuildError, Gate, Hook, Observer};
 
 /// Where a hook comes from; hooks run level by level in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,6 +105,29 @@ pub enum HookDefinition {
     Process(ProcessDef),
     /// A PicoClaw builtin enabled by configuration.
     Builtin(BuiltinDef),
+    /// A handler of a Claude Code, Gemini CLI or Codex settings file.
+    Agent(AgentHookDef),
+}
+
+/// One handler of a Claude Code family settings file, with the group and event it sits in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentHookDef {
+    /// Whose contract the handler is written for.
+    pub agent: Agent,
+    /// The event as the file names it (`PreToolUse`, `BeforeTool`, ...).
+    pub event_name: String,
+    /// The group's matcher as written.
+    pub matcher: Option<String>,
+    /// The handler as written.
+    pub handler: AgentHandler,
+    /// The plugin's root directory, for a plugin's `hooks/hooks.json` (`CLAUDE_PLUGIN_ROOT`).
+    pub plugin_root: Option<PathBuf>,
+    /// The file's `allowedHttpHookUrls`: URL patterns (`*` wildcards) an http handler may call;
+    /// `None` allows any.
+    pub http_allowed_urls: Option<Vec<String>>,
+    /// The file's `httpHookAllowedEnvVars`: variables every http handler's headers may read
+    /// (besides the handler's own `allowedEnvVars`).
+    pub http_allowed_env_vars: Vec<String>,
 }
 
 /// Default deadlines; configuration may override each (PicoClaw `hooks.defaults`, per-hook `timeout`).
@@ -182,6 +207,37 @@ pub struct BuiltHook {
     pub hook: Arc<dyn Hook>,
     /// Receives the observer kinds the spec asks for, if any.
     pub observer: Option<Arc<dyn Observer>>,
+    /// A condition of the hook's own dialect (a Claude Code matcher), checked with the filter
+    /// before the hook runs; a context it does not admit counts as `filtered`.
+    pub gate: Option<Arc<dyn Gate>>,
+    /// The hook's deadline may be longer than the chain's: the chain of an event it is on
+    /// lasts at least as long as its deadline (Claude Code's hooks keep their 600 s).
+    pub outlasts_chain: bool,
+}
+
+impl BuiltHook {
+    /// A built hook with no observer, no gate and the chain's deadline.
+    pub fn new(hook: Arc<dyn Hook>) -> Self {
+        BuiltHook { hook, observer: None, gate: None, outlasts_chain: false }
+    }
+
+    /// Also receives observer notifications.
+    pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Runs only on contexts `gate` admits.
+    pub fn with_gate(mut self, gate: Arc<dyn Gate>) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+
+    /// Lets the hook's deadline stretch its chain's (see [`BuiltHook::outlasts_chain`]).
+    pub fn outlasting_chain(mut self) -> Self {
+        self.outlasts_chain = true;
+        self
+    }
 }
 
 /// Builds running hooks of one kind from their specs; hosts register one per kind

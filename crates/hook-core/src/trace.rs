@@ -3,9 +3,12 @@
 
 use std::{fmt, time::Duration};
 
-use hook_protocol::{ChatMessage, Event, ToolResult};
+use hook_protocol::{
+    ChatMessage, Event, ToolResult,
+    serde_json::{Map, Value},
+};
 
-use crate::{Action, Field, HookError, HookId, OutcomeClass};
+use crate::{Action, Field, HookError, HookId, OutcomeClass, Permission};
 
 /// The combined decision of a chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +84,9 @@ pub struct Effects {
     pub system_messages: Vec<String>,
     /// Feedback for another round; the last hook that set it wins.
     pub retry_feedback: Option<String>,
+    /// Agent answer members passed through (see [`crate::HookOutput::agent_output`]); a later
+    /// hook's member replaces an earlier one's.
+    pub agent_output: Map<String, Value>,
 }
 
 impl Effects {
@@ -137,6 +143,9 @@ pub struct FireOutcome {
     pub reason: Option<String>,
     /// The tool result to use when `decision` is [`Decision::Respond`].
     pub respond: Option<ToolResult>,
+    /// `pre_tool_execution`: the strongest allow / ask / defer any hook gave (a denial is
+    /// [`Decision::DenyTool`]).
+    pub permission: Option<Permission>,
     /// Fields the chain changed in the context, each once, in order of first change.
     pub changed: Vec<Field>,
     /// Effects accumulated along the chain.
@@ -155,10 +164,16 @@ impl FireOutcome {
             decision,
             reason: None,
             respond: None,
+            permission: None,
             changed: Vec::new(),
             effects: Effects::default(),
             trace: Vec::new(),
         }
+    }
+
+    /// The hook whose change of `field` stands: the last one that changed it.
+    pub fn changed_by(&self, field: Field) -> Option<&HookId> {
+        self.trace.iter().rev().find(|entry| entry.changed.contains(&field)).map(|entry| &entry.id)
     }
 
     /// Whether the chain halted (any decision but `Continue` and `Approved`).

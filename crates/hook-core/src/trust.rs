@@ -416,7 +416,7 @@ fn format_utc(time: SystemTime) -> String {
 }
 
 /// Days since 1970-01-01 → (year, month, day), Howard Hinnant's `civil_from_days`.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
+pub(crate) fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + 719_468;
     let era = z / 146_097;
     let doe = z % 146_097;

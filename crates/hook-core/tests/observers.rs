@@ -134,7 +134,7 @@ impl HookFactory for ObservingFactory {
     }
 
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError> {
-        Ok(BuiltHook { hook: fixed(&spec.name, says("intercepted")), observer: Some(self.observer.clone()) })
+        Ok(BuiltHook::new(fixed(&spec.name, says("intercepted"))).with_observer(self.observer.clone()))
     }
 }
 

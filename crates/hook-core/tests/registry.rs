@@ -65,10 +65,7 @@ impl HookFactory for EchoFactory {
             return Err(BuildError::Refused { reason: "told to refuse".into() });
         }
         self.log.lock().unwrap().push(format!("built {}", spec.name));
-        Ok(BuiltHook {
-            hook: Arc::new(EchoHook { name: spec.name.clone(), command, log: self.log.clone() }),
-            observer: None,
-        })
+        Ok(BuiltHook::new(Arc::new(EchoHook { name: spec.name.clone(), command, log: self.log.clone() })))
     }
 }
 

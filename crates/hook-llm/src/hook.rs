@@ -189,6 +189,6 @@ impl HookFactory for LlmFactory {
         if let Some(model) = def.model.as_deref().filter(|model| !model.trim().is_empty()) {
             hook = hook.with_model(model);
         }
-        Ok(BuiltHook { hook: Arc::new(hook), observer: None })
+        Ok(BuiltHook::new(Arc::new(hook)))
     }
 }

@@ -432,9 +432,9 @@ impl HookFactory for ProcessFactory {
             _ => spec.enabled,
         };
         if !enabled {
-            return Ok(BuiltHook { hook: Arc::new(DisabledHook), observer: None });
+            return Ok(BuiltHook::new(Arc::new(DisabledHook)));
         }
         let (hook, observer) = ProcessHook::start(spec, self.options.clone()).await?;
-        Ok(BuiltHook { hook, observer: observer.map(|o| o as Arc<dyn Observer>) })
+        Ok(BuiltHook { observer: observer.map(|o| o as Arc<dyn Observer>), ..BuiltHook::new(hook) })
     }
 }

@@ -76,6 +76,11 @@ pub struct Context {
     /// Chat id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chat_id: Option<String>,
+    /// Members of an agent's hook input that have no field above (Claude Code's
+    /// `transcript_path`, `permission_mode`, `source`, `stop_hook_active`, ...): handed unchanged
+    /// to hooks of the Claude Code family.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
 }
 
 /// A tool result given as text or as a ToolResult object.

@@ -41,30 +41,103 @@ pub enum Event {
     PreAutoCompact,
     /// A full compaction ran.
     PostAutoCompact,
+    /// A tool call was refused by the agent's permission check.
+    PermissionDenied,
+    /// The agent notifies the user (needs input, idle, ...).
+    Notification,
+    /// A subagent started.
+    SubagentStart,
+    /// A subagent is about to end its reply.
+    SubagentStop,
+    /// The turn ended on an error of the model API.
+    StopFailure,
+    /// A batch of parallel tool calls finished.
+    PostToolBatch,
+    /// The agent runs its setup (init or maintenance).
+    Setup,
+    /// A slash command or prompt template is about to expand.
+    UserPromptExpansion,
+    /// An instructions file (CLAUDE.md, ...) was loaded.
+    InstructionsLoaded,
+    /// A settings file changed during the session.
+    ConfigChange,
+    /// The working directory changed.
+    CwdChanged,
+    /// A watched file changed.
+    FileChanged,
+    /// A directory was added to the workspace.
+    DirectoryAdded,
+    /// A task was created.
+    TaskCreated,
+    /// A task was completed.
+    TaskCompleted,
+    /// A teammate went idle.
+    TeammateIdle,
+    /// A worktree is about to be created.
+    WorktreeCreate,
+    /// A worktree is about to be removed.
+    WorktreeRemove,
+    /// A tool server asks the user for input.
+    Elicitation,
+    /// The user answered a tool server's request for input.
+    ElicitationResult,
+    /// A message is about to be displayed.
+    MessageDisplay,
+    /// The model is about to be switched.
+    PreModelSwitch,
+    /// The model was switched.
+    PostModelSwitch,
+    /// The tools offered to the model are about to be chosen (Gemini's BeforeToolSelection).
+    PreToolSelection,
 }
 
-/// Every event with its canonical name and its aliases (PicoClaw first, then Claude Code).
+/// Every event with its canonical name and its aliases (PicoClaw first, then Claude Code, then
+/// Gemini CLI).
 const NAMES: &[(Event, &str, &[&str])] = &[
     (Event::SessionStart, "session_start", &["SessionStart"]),
     (Event::SessionEnd, "session_end", &["SessionEnd"]),
-    (Event::PreSendMessage, "pre_send_message", &["UserPromptSubmit"]),
+    (Event::PreSendMessage, "pre_send_message", &["UserPromptSubmit", "BeforeAgent"]),
     (Event::PostSendMessage, "post_send_message", &[]),
-    (Event::PreLlmRequest, "pre_llm_request", &["before_llm"]),
-    (Event::PostLlmResponse, "post_llm_response", &["after_llm"]),
-    (Event::PreToolExecution, "pre_tool_execution", &["before_tool", "PreToolUse"]),
+    (Event::PreLlmRequest, "pre_llm_request", &["before_llm", "BeforeModel"]),
+    (Event::PostLlmResponse, "post_llm_response", &["after_llm", "AfterModel"]),
+    (Event::PreToolExecution, "pre_tool_execution", &["before_tool", "PreToolUse", "BeforeTool"]),
     (Event::ApproveTool, "approve_tool", &["PermissionRequest"]),
-    (Event::PostToolExecution, "post_tool_execution", &["after_tool", "PostToolUse"]),
+    (Event::PostToolExecution, "post_tool_execution", &["after_tool", "PostToolUse", "AfterTool"]),
     (Event::PostToolExecutionFailure, "post_tool_execution_failure", &["PostToolUseFailure"]),
-    (Event::Stop, "stop", &["Stop"]),
+    (Event::Stop, "stop", &["Stop", "AfterAgent"]),
     (Event::PreMicroCompact, "pre_micro_compact", &[]),
     (Event::PostMicroCompact, "post_micro_compact", &[]),
-    (Event::PreAutoCompact, "pre_auto_compact", &["PreCompact"]),
+    (Event::PreAutoCompact, "pre_auto_compact", &["PreCompact", "PreCompress"]),
     (Event::PostAutoCompact, "post_auto_compact", &["PostCompact"]),
+    (Event::PermissionDenied, "permission_denied", &["PermissionDenied"]),
+    (Event::Notification, "notification", &["Notification"]),
+    (Event::SubagentStart, "subagent_start", &["SubagentStart"]),
+    (Event::SubagentStop, "subagent_stop", &["SubagentStop"]),
+    (Event::StopFailure, "stop_failure", &["StopFailure"]),
+    (Event::PostToolBatch, "post_tool_batch", &["PostToolBatch"]),
+    (Event::Setup, "setup", &["Setup"]),
+    (Event::UserPromptExpansion, "user_prompt_expansion", &["UserPromptExpansion"]),
+    (Event::InstructionsLoaded, "instructions_loaded", &["InstructionsLoaded"]),
+    (Event::ConfigChange, "config_change", &["ConfigChange"]),
+    (Event::CwdChanged, "cwd_changed", &["CwdChanged"]),
+    (Event::FileChanged, "file_changed", &["FileChanged"]),
+    (Event::DirectoryAdded, "directory_added", &["DirectoryAdded"]),
+    (Event::TaskCreated, "task_created", &["TaskCreated"]),
+    (Event::TaskCompleted, "task_completed", &["TaskCompleted"]),
+    (Event::TeammateIdle, "teammate_idle", &["TeammateIdle"]),
+    (Event::WorktreeCreate, "worktree_create", &["WorktreeCreate"]),
+    (Event::WorktreeRemove, "worktree_remove", &["WorktreeRemove"]),
+    (Event::Elicitation, "elicitation", &["Elicitation"]),
+    (Event::ElicitationResult, "elicitation_result", &["ElicitationResult"]),
+    (Event::MessageDisplay, "message_display", &["MessageDisplay"]),
+    (Event::PreModelSwitch, "pre_model_switch", &["PreModelSwitch"]),
+    (Event::PostModelSwitch, "post_model_switch", &["PostModelSwitch"]),
+    (Event::PreToolSelection, "pre_tool_selection", &["BeforeToolSelection"]),
 ];
 
 impl Event {
     /// Every event, in lifecycle-table order.
-    pub const ALL: [Event; 15] = [
+    pub const ALL: [Event; 39] = [
         Event::SessionStart,
         Event::SessionEnd,
         Event::PreSendMessage,
@@ -80,6 +153,30 @@ impl Event {
         Event::PostMicroCompact,
         Event::PreAutoCompact,
         Event::PostAutoCompact,
+        Event::PermissionDenied,
+        Event::Notification,
+        Event::SubagentStart,
+        Event::SubagentStop,
+        Event::StopFailure,
+        Event::PostToolBatch,
+        Event::Setup,
+        Event::UserPromptExpansion,
+        Event::InstructionsLoaded,
+        Event::ConfigChange,
+        Event::CwdChanged,
+        Event::FileChanged,
+        Event::DirectoryAdded,
+        Event::TaskCreated,
+        Event::TaskCompleted,
+        Event::TeammateIdle,
+        Event::WorktreeCreate,
+        Event::WorktreeRemove,
+        Event::Elicitation,
+        Event::ElicitationResult,
+        Event::MessageDisplay,
+        Event::PreModelSwitch,
+        Event::PostModelSwitch,
+        Event::PreToolSelection,
     ];
 
     /// The canonical name, e.g. `pre_tool_execution`.

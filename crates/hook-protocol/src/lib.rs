@@ -1,16 +1,20 @@
 //! Wire types of hookwire: every type that crosses a process or file boundary.
 //!
-//! - [`Event`]: the lifecycle events, with PicoClaw and Claude Code aliases.
+//! - [`Event`]: the lifecycle events, with PicoClaw, Claude Code and Gemini CLI aliases; [`Agent`]:
+//!   the agents of the Claude Code family and each one's event names.
 //! - [`jcli`]: j-cli's `HookContext` (stdin) and `HookResult` (stdout) for bash and llm hooks.
 //! - [`jsonrpc`] and [`picoclaw`]: the JSON-RPC 2.0 envelope and PicoClaw's process-hook methods.
 //! - [`ToolResult`], [`ChatMessage`], [`ToolCall`], [`ToolDefinition`]: OpenAI function-calling shapes.
-//! - [`config`]: the configuration files of the three dialects.
+//! - [`config`]: the configuration files of j-cli and PicoClaw; [`agent_config`]: the `hooks`
+//!   section of Claude Code, Gemini CLI and Codex settings.
 //! - [`Context`]: hookwire's own event context, a superset of the above.
 //! - [`session`]: a saved agent session and the hooks the model registered in it.
 //!
 //! This crate has no I/O and no async runtime. [`schemas`] lists the JSON Schemas that
 //! `cargo xtask schema` publishes.
 
+mod agent;
+pub mod agent_config;
 pub mod config;
 mod context;
 mod event;
@@ -21,6 +25,7 @@ pub mod picoclaw;
 pub mod session;
 mod tool_result;
 
+pub use agent::{Agent, UnknownAgentError};
 pub use context::Context;
 pub use event::{Event, UnknownEventError};
 pub use jcli::{HookContext, HookResult};
@@ -106,6 +111,7 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("hooks-file", schema_of::<config::HooksFile>()),
         ("hook-dir", schema_of::<config::HookDef>()),
         ("picoclaw-config", schema_of::<config::PicoClawConfig>()),
+        ("agent-settings", schema_of::<agent_config::AgentSettings>()),
         ("session-state", schema_of::<session::SessionState>()),
     ]
 }

@@ -1,0 +1,102 @@
+//! A handler's matcher and `if` rule as a [`Gate`]: which value of the event each agent
+//! matches against, and which events ignore matchers.
+
+use hook_protocol::{Agent, Context, Event, serde_json::Value};
+
+use super::matcher::{IfRule, Matcher, MatcherError, MatcherFlavor};
+use crate::{AgentHookDef, Gate, capability};
+
+/// The compiled matcher and `if` rule of one handler.
+#[derive(Debug, Clone)]
+pub struct AgentGate {
+    agent: Agent,
+    matcher: Option<Matcher>,
+    if_rule: Option<IfRule>,
+}
+
+/// The input member whose value a matcher is compared with on `event`; `None`: the agent
+/// ignores matchers on this event.
+pub fn matched_member(agent: Agent, event: Event) -> Option<&'static str> {
+    if capability(event).is_tool_event {
+        return Some("tool_name");
+    }
+    match (agent, event) {
+        (Agent::Gemini, Event::SessionStart | Event::SessionEnd) => Some(if event == Event::SessionStart { "source" } else { "reason" }),
+        (Agent::Gemini, Event::Notification) => Some("notification_type"),
+        (Agent::Gemini, _) => None,
+        (Agent::Codex, Event::SessionStart) => Some("source"),
+        (Agent::Codex, Event::SubagentStart | Event::SubagentStop) => Some("agent_type"),
+        (Agent::Codex, _) => None,
+        (Agent::Claude, _) => match event {
+            Event::SessionStart | Event::ConfigChange | Event::DirectoryAdded => Some("source"),
+            Event::Setup | Event::PreAutoCompact | Event::PostAutoCompact => Some("trigger"),
+            Event::SessionEnd => Some("reason"),
+            Event::Notification => Some("notification_type"),
+            Event::SubagentStart | Event::SubagentStop => Some("agent_type"),
+            Event::StopFailure => Some("error"),
+            Event::InstructionsLoaded => Some("load_reason"),
+            Event::UserPromptExpansion => Some("command_name"),
+            Event::Elicitation | Event::ElicitationResult => Some("mcp_server_name"),
+            Event::FileChanged => Some("file_path"),
+            _ => None,
+        },
+    }
+}
+
+fn flavor(agent: Agent, event: Event) -> MatcherFlavor {
+    match agent {
+        Agent::Claude if matches!(event, Event::FileChanged | Event::StopFailure) => MatcherFlavor::ClaudeNarrow,
+        Agent::Claude => MatcherFlavor::Claude,
+        Agent::Gemini if capability(event).is_tool_event => MatcherFlavor::GeminiTool,
+        Agent::Gemini => MatcherFlavor::GeminiExact,
+        Agent::Codex => MatcherFlavor::Codex,
+    }
+}
+
+impl AgentGate {
+    /// Compiles the matcher and `if` rule of `def`, which sits on `event`.
+    pub fn compile(def: &AgentHookDef, event: Event) -> Result<AgentGate, MatcherError> {
+        let matcher = match matched_member(def.agent, event) {
+            Some(_) => {
+                let matcher = Matcher::compile(flavor(def.agent, event), def.matcher.as_deref())?;
+                (!matcher.is_match_all()).then_some(matcher)
+            }
+            None => None,
+        };
+        let if_rule = def.handler.if_rule.as_deref().map(IfRule::parse).transpose()?;
+        Ok(AgentGate { agent: def.agent, matcher, if_rule })
+    }
+
+    /// Whether nothing is ever filtered out.
+    pub fn admits_all(&self) -> bool {
+        self.matcher.is_none() && self.if_rule.is_none()
+    }
+}
+
+impl Gate for AgentGate {
+    fn admits(&self, event: Event, context: &Context) -> bool {
+        if let Some(rule) = &self.if_rule {
+            // An `if` rule only applies to tool events; elsewhere the handler never runs.
+            if !capability(event).is_tool_event {
+                return false;
+            }
+            let input = super::input::tool_input(context);
+            if !rule.matches(context.tool_name.as_deref().unwrap_or_default(), &input) {
+                return false;
+            }
+        }
+        let Some(matcher) = &self.matcher else { return true };
+        let Some(member) = matched_member(self.agent, event) else { return true };
+        let value = match member {
+            "tool_name" => context.tool_name.clone().unwrap_or_default(),
+            "file_path" => context
+                .extra
+                .get("file_path")
+                .and_then(Value::as_str)
+                .map(|path| path.rsplit('/').next().unwrap_or(path).to_owned())
+                .unwrap_or_default(),
+            other => context.extra.get(other).and_then(Value::as_str).unwrap_or_default().to_owned(),
+        };
+        matcher.matches(&value)
+    }
+}

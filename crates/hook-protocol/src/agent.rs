@@ -1,0 +1,210 @@
+//! The agents of the Claude Code family — Claude Code, Gemini CLI and Codex — and the names each
+//! gives hookwire's events.
+
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::Event;
+
+/// An agent whose hook contract hookwire speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Agent {
+    /// Claude Code (`.claude/settings.json`).
+    Claude,
+    /// Gemini CLI (`.gemini/settings.json`).
+    Gemini,
+    /// Codex (`.codex/hooks.json`).
+    Codex,
+}
+
+/// Per event: its name in Claude Code, Gemini CLI and Codex (`None`: the agent has no such event).
+const NAMES: &[(Event, Option<&str>, Option<&str>, Option<&str>)] = &[
+    (Event::SessionStart, Some("SessionStart"), Some("SessionStart"), Some("SessionStart")),
+    (Event::SessionEnd, Some("SessionEnd"), Some("SessionEnd"), None),
+    (Event::PreSendMessage, Some("UserPromptSubmit"), Some("BeforeAgent"), Some("UserPromptSubmit")),
+    (Event::PreLlmRequest, None, Some("BeforeModel"), None),
+    (Event::PostLlmResponse, None, Some("AfterModel"), None),
+    (Event::PreToolExecution, Some("PreToolUse"), Some("BeforeTool"), Some("PreToolUse")),
+    (Event::ApproveTool, Some("PermissionRequest"), None, Some("PermissionRequest")),
+    (Event::PostToolExecution, Some("PostToolUse"), Some("AfterTool"), Some("PostToolUse")),
+    (Event::PostToolExecutionFailure, Some("PostToolUseFailure"), None, None),
+    (Event::Stop, Some("Stop"), Some("AfterAgent"), Some("Stop")),
+    (Event::PreAutoCompact, Some("PreCompact"), Some("PreCompress"), Some("PreCompact")),
+    (Event::PostAutoCompact, Some("PostCompact"), None, Some("PostCompact")),
+    (Event::PermissionDenied, Some("PermissionDenied"), None, None),
+    (Event::Notification, Some("Notification"), Some("Notification"), None),
+    (Event::SubagentStart, Some("SubagentStart"), None, Some("SubagentStart")),
+    (Event::SubagentStop, Some("SubagentStop"), None, Some("SubagentStop")),
+    (Event::StopFailure, Some("StopFailure"), None, Some("StopFailure")),
+    (Event::PostToolBatch, Some("PostToolBatch"), None, None),
+    (Event::Setup, Some("Setup"), None, None),
+    (Event::UserPromptExpansion, Some("UserPromptExpansion"), None, None),
+    (Event::InstructionsLoaded, Some("InstructionsLoaded"), None, None),
+    (Event::ConfigChange, Some("ConfigChange"), None, None),
+    (Event::CwdChanged, Some("CwdChanged"), None, None),
+    (Event::FileChanged, Some("FileChanged"), None, None),
+    (Event::DirectoryAdded, Some("DirectoryAdded"), None, None),
+    (Event::TaskCreated, Some("TaskCreated"), None, None),
+    (Event::TaskCompleted, Some("TaskCompleted"), None, None),
+    (Event::TeammateIdle, Some("TeammateIdle"), None, None),
+    (Event::WorktreeCreate, Some("WorktreeCreate"), None, None),
+    (Event::WorktreeRemove, Some("WorktreeRemove"), None, None),
+    (Event::Elicitation, Some("Elicitation"), None, None),
+    (Event::ElicitationResult, Some("ElicitationResult"), None, None),
+    (Event::MessageDisplay, Some("MessageDisplay"), None, None),
+    (Event::PreModelSwitch, Some("PreModelSwitch"), None, None),
+    (Event::PostModelSwitch, Some("PostModelSwitch"), None, None),
+    (Event::PreToolSelection, None, Some("BeforeToolSelection"), None),
+];
+
+impl Agent {
+    /// Every agent.
+    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Gemini, Agent::Codex];
+
+    /// `claude`, `gemini` or `codex`: the word `hookwire hook` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Gemini => "gemini",
+            Agent::Codex => "codex",
+        }
+    }
+
+    /// The agent's product name, for messages.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Codex => "Codex",
+        }
+    }
+
+    fn column(self, row: &(Event, Option<&'static str>, Option<&'static str>, Option<&'static str>)) -> Option<&'static str> {
+        match self {
+            Agent::Claude => row.1,
+            Agent::Gemini => row.2,
+            Agent::Codex => row.3,
+        }
+    }
+
+    /// The event this agent calls `name` (exact, case-sensitive), if it has one by that name.
+    pub fn event(self, name: &str) -> Option<Event> {
+        NAMES.iter().find(|row| self.column(row) == Some(name)).map(|row| row.0)
+    }
+
+    /// This agent's name for `event`, if it has the event.
+    pub fn event_name(self, event: Event) -> Option<&'static str> {
+        NAMES.iter().find(|row| row.0 == event).and_then(|row| self.column(row))
+    }
+
+    /// Every event name this agent documents, in table order.
+    pub fn event_names(self) -> impl Iterator<Item = &'static str> {
+        NAMES.iter().filter_map(move |row| self.column(row))
+    }
+
+    /// The environment variable holding the project directory for this agent's hooks.
+    pub fn project_dir_var(self) -> &'static str {
+        match self {
+            Agent::Claude | Agent::Codex => "CLAUDE_PROJECT_DIR",
+            Agent::Gemini => "GEMINI_PROJECT_DIR",
+        }
+    }
+
+    /// The default deadline of a handler of type `kind` on `event`, in seconds, as the agent
+    /// documents it (Claude Code: command and http 600 s, 30 s on `UserPromptSubmit`, prompt 30 s,
+    /// agent 60 s; Gemini CLI: 60 s; Codex: 600 s).
+    pub fn default_timeout_secs(self, kind: &str, event: Event) -> f64 {
+        match (self, kind) {
+            (Agent::Gemini, _) => 60.0,
+            (Agent::Codex, _) => 600.0,
+            (Agent::Claude, "prompt") => 30.0,
+            (Agent::Claude, "agent") => 60.0,
+            (Agent::Claude, _) if event == Event::PreSendMessage => 30.0,
+            (Agent::Claude, _) if event == Event::MessageDisplay => 10.0,
+            (Agent::Claude, _) => 600.0,
+        }
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An agent name other than `claude`, `gemini` or `codex`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownAgentError {
+    /// The name as written.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownAgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown agent `{}`; write claude, gemini or codex", self.name)
+    }
+}
+
+impl std::error::Error for UnknownAgentError {}
+
+impl FromStr for Agent {
+    type Err = UnknownAgentError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Agent::ALL.into_iter().find(|agent| agent.as_str() == s).ok_or_else(|| UnknownAgentError { name: s.to_owned() })
+    }
+}
+
+impl Serialize for Agent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Agent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = Cow::<'de, str>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Agent {
+    fn schema_name() -> Cow<'static, str> {
+        "Agent".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "An agent of the Claude Code family.",
+            "type": "string",
+            "enum": ["claude", "gemini", "codex"],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_name_is_also_a_global_alias_of_the_same_event() {
+        for agent in Agent::ALL {
+            for name in agent.event_names() {
+                let event = agent.event(name).unwrap();
+                assert_eq!(name.parse::<Event>(), Ok(event), "{agent} {name}");
+                assert_eq!(agent.event_name(event), Some(name));
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_per_agent() {
+        assert_eq!(Agent::Gemini.event("BeforeTool"), Some(Event::PreToolExecution));
+        assert_eq!(Agent::Claude.event("BeforeTool"), None);
+        assert_eq!(Agent::Codex.event("Notification"), None);
+        assert_eq!(Agent::Claude.event("pretooluse"), None);
+        assert_eq!("gemini".parse::<Agent>(), Ok(Agent::Gemini));
+    }
+}
