@@ -22,14 +22,15 @@ the portable alias ``"shell"``, which becomes the agent's shell tool with ``{"co
 translated to its argument shape (Codex: ``exec_command {"cmd": C}``).
 
 Turn *i* is chosen by counting the assistant/model turns already in the request (Anthropic:
-``assistant`` messages; Responses: ``function_call`` items + assistant ``message`` items;
-Gemini: ``role: "model"`` contents). Past the end of the script the server answers
+``assistant`` messages; Responses: turns of ``function_call`` + assistant ``message`` items,
+several calls of one turn counting once; Gemini: ``role: "model"`` contents). Past the end of the script the server answers
 ``{"text": DEFAULT_FINAL_TEXT}``.
 
 Every request is recorded in ``server.requests`` (and appended as one JSON line to the log file
 given to the constructor): ``{"seq", "ts", "method", "path", "kind", "turn", "body"}``, where
 ``kind`` is ``"main"`` for a conversation call answered from the script and ``"side"`` for
-anything else (token counting, JSON-schema utility calls, probes...).
+anything else (token counting, JSON-schema utility calls, Anthropic calls without ``tools``,
+probes...), answered with a fixed reply.
 
 Usage::
 
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 import uuid
@@ -232,6 +234,13 @@ class AnthropicServer(FakeServer):
         if method == "POST" and path.endswith("/messages/count_tokens"):
             self.record(method, h.path, "side", None, body)
             return h.send_json({"input_tokens": 100})
+        if method == "POST" and path.endswith("/messages") and isinstance(body, dict) and not body.get("tools"):
+            # a utility call without tools (title, summary, classifier): plain text answer
+            self.record(method, h.path, "side", None, body)
+            content, stop = [{"type": "text", "text": self.final_text}], "end_turn"
+            if body.get("stream"):
+                return h.send_sse(self._stream(content, stop, body.get("model", "claude-test")))
+            return h.send_json({"id": "msg_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant", "model": body.get("model"), "content": content, "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}})
         if method == "POST" and path.endswith("/messages") and isinstance(body, dict):
             i = self.count_turns(body)
             self.record(method, h.path, "main", i, body)
@@ -316,21 +325,33 @@ class AnthropicServer(FakeServer):
 # OpenAI Responses API (Codex CLI)
 
 
+_FAKE_ID = re.compile(r"(?:call|fc|msg)_fake_(\d+)")
+
+
 class OpenAIResponsesServer(FakeServer):
     agent = "codex"
 
     @staticmethod
     def count_turns(body):
-        n = 0
+        """Model turns in the input. Items carry the turn index in the ids this server made
+        (``call_fake_<i>_<k>``, ``msg_fake_<i>``), so several calls of one turn count once;
+        an assistant item with a foreign id starts a new turn when it follows a non-assistant item."""
+        turns, runs, prev = set(), 0, False
         for it in body.get("input", []) or []:
             if not isinstance(it, dict):
                 continue
             t = it.get("type")
-            if t in ("function_call", "custom_tool_call", "local_shell_call"):
-                n += 1
-            elif (t == "message" or t is None) and it.get("role") == "assistant":
-                n += 1
-        return n
+            assistant = t in ("function_call", "custom_tool_call", "local_shell_call") or (
+                (t == "message" or t is None) and it.get("role") == "assistant"
+            )
+            if assistant:
+                m = _FAKE_ID.match(str(it.get("call_id") or it.get("id") or ""))
+                if m:
+                    turns.add(int(m.group(1)))
+                elif not prev:
+                    runs += 1
+            prev = assistant or t == "reasoning"
+        return len(turns) + runs
 
     def handle(self, h, method, body):
         path = urlsplit(h.path).path

@@ -34,6 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 
 import fake_models  # noqa: E402
@@ -114,6 +115,8 @@ def setup_claude(a, base_url, env):
         }
     )
     cmd = a.bin + ["-p", a.prompt, "--output-format", "json"]
+    if a.model:
+        cmd += ["--model", a.model]
     if a.allowed_tools:
         cmd += ["--allowedTools", a.allowed_tools]
     return cmd
@@ -143,7 +146,9 @@ def setup_codex(a, base_url, env):
         "-c",
         "model_providers.fake=" + provider,
         "-m",
-        "gpt-test",
+        a.model or "gpt-test",
+        *a.agent_arg,
+        "--",
         a.prompt,
     ]
     return cmd
@@ -166,7 +171,11 @@ def setup_gemini(a, base_url, env):
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
         }
     )
-    return a.bin + ["-p", a.prompt, "--yolo", "--output-format", "json", "-m", "gemini-2.5-flash"]
+    cmd = a.bin + ["-p", a.prompt, "--yolo", "--output-format", "json"]
+    model = "gemini-2.5-flash" if a.model is None else a.model
+    if model:  # --model '' leaves the choice (and the router's classifier call) to Gemini CLI
+        cmd += ["-m", model]
+    return cmd
 
 
 SETUP = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini}
@@ -477,7 +486,8 @@ def run(a):
     a.bin = agent_binary(a.agent, a.agents_dir)
     with open(a.script) as f:
         script = json.load(f)
-    log_path = a.log or os.path.join(a.home, "fake-model-requests.jsonl")
+    log_path = os.path.abspath(a.log or os.path.join(a.home, "fake-model-requests.jsonl"))
+    open(log_path, "w").close()  # one run per log
     server = fake_models.make_server(a.agent, script, log_path=log_path)
     base_url = server.start()
 
@@ -488,7 +498,8 @@ def run(a):
         env.pop(k, None)
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
     cmd = SETUP[a.agent](a, base_url, env)
-    cmd += a.agent_arg
+    if a.agent != "codex":  # codex puts them before its "-- PROMPT"
+        cmd += a.agent_arg
     for kv in a.env:
         k, _, v = kv.partition("=")
         env[k] = v
@@ -554,6 +565,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--agents-dir", default=default_agents_dir())
     ap.add_argument("--env", action="append", default=[], metavar="K=V", help="extra env for the agent (repeatable)")
+    ap.add_argument("--model", help="model name passed to the agent (default: claude none, codex gpt-test, gemini gemini-2.5-flash)")
     ap.add_argument("--allowed-tools", default="Bash", help="claude --allowedTools value ('' for none); default Bash")
     ap.add_argument("--agent-arg", action="append", default=[], metavar="ARG", help="extra argument appended to the agent command (repeatable)")
     ap.add_argument("--log", help="JSONL file for the recorded requests (default HOME/fake-model-requests.jsonl)")

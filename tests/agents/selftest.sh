@@ -113,7 +113,8 @@ for agent in "${agents[@]}"; do
     mkdir -p "$proj" "$case_dir/home"
     input="$case_dir/hook-input.json"
     write_hooks "$agent" "$proj" "$mode" "$input"
-    echo "== $agent: PreToolUse hook $mode on 'touch pwned'"
+    event=PreToolUse; [[ $agent == gemini ]] && event=BeforeTool
+    echo "== $agent: $event hook $mode on 'touch pwned'"
     python3 "$here/run_agent.py" --agent "$agent" --project "$proj" --home "$case_dir/home" \
       --script "$script" --prompt "Create a file named pwned." --timeout "$timeout" \
       --requests none "${agents_dir_args[@]}" >"$case_dir/report.json" 2>"$case_dir/driver.err"

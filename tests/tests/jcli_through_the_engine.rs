@@ -52,7 +52,7 @@ fn python_dir() -> String {
 async fn engine_for(dir: &TempDir, yaml: &str) -> Engine {
     let path = dir.0.join("hooks.yaml");
     std::fs::write(&path, yaml).unwrap();
-    let loaded = config::load(&[ConfigSource { path, level: Level::User }], Deadlines::default(), None);
+    let loaded = config::load(&[ConfigSource::new(path, Level::User)], Deadlines::default(), None);
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     let engine = Engine::builder().factory(Arc::new(hook_bash::BashFactory::default())).build();
     engine.replace_level(Level::User, loaded.specs).await.unwrap();

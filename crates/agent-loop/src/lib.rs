@@ -35,8 +35,9 @@
 //!   approval denial do not fire it (PicoClaw).
 //! - A tool result with `is_error` fires `post_tool_execution_failure` (with `tool_error` =
 //!   `for_llm`) instead of `post_tool_execution`.
-//! - `additional_context` (from `pre_llm_request`, `stop`, `post_tool_execution_failure`) is
-//!   appended to the system prompt for the rest of the turn, each distinct text once.
+//! - `additional_context` (from any event of the turn but `pre_auto_compact`, whose context is
+//!   for the summary) is appended to the system prompt for the rest of the turn, each distinct
+//!   text once.
 //! - `messages` replaced by `pre_llm_request` / `post_*_compact` become the session's history;
 //!   `inject_messages` are appended to it.
 //! - `retry_feedback` on `stop` (with or without `action: stop`) and `stop` + `retry_feedback`
@@ -58,6 +59,26 @@ mod scripted_model;
 mod session;
 pub mod tools;
 mod turn;
+
+/// Every event this agent fires; the others of [`hook_core::Event::ALL`] come only from other
+/// agents, through `hookwire hook`.
+pub const FIRED_EVENTS: [hook_core::Event; 15] = [
+    hook_core::Event::SessionStart,
+    hook_core::Event::SessionEnd,
+    hook_core::Event::PreSendMessage,
+    hook_core::Event::PostSendMessage,
+    hook_core::Event::PreLlmRequest,
+    hook_core::Event::PostLlmResponse,
+    hook_core::Event::PreToolExecution,
+    hook_core::Event::ApproveTool,
+    hook_core::Event::PostToolExecution,
+    hook_core::Event::PostToolExecutionFailure,
+    hook_core::Event::Stop,
+    hook_core::Event::PreMicroCompact,
+    hook_core::Event::PostMicroCompact,
+    hook_core::Event::PreAutoCompact,
+    hook_core::Event::PostAutoCompact,
+];
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_FEEDBACK_CAP};
 pub use compaction::{

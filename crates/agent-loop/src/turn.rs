@@ -237,6 +237,14 @@ impl Session {
         for notice in &out.effects.system_messages {
             self.notice(st, notice.clone());
         }
+        // Context from any event joins the system prompt for the rest of the turn; a
+        // `pre_llm_request` hook's goes into the request being built, a compaction hook's into
+        // the summary only.
+        if !matches!(event, Event::PreLlmRequest | Event::PreAutoCompact) {
+            for text in &out.effects.additional_context {
+                st.add_context(text);
+            }
+        }
         Fired { out, ctx }
     }
 
@@ -581,9 +589,6 @@ impl Session {
             })
             .await;
         Self::check_abort(Event::Stop, &fired.out)?;
-        for text in &fired.out.effects.additional_context {
-            st.add_context(text);
-        }
         if let Some(feedback) = fired.out.effects.retry_feedback.clone() {
             let cap = self.agent.inner.retry_feedback_cap;
             if st.n_retries < cap {
@@ -708,9 +713,6 @@ impl Session {
                     })
                     .await;
                 Self::check_abort(Event::PostToolExecutionFailure, &failed.out)?;
-                for text in &failed.out.effects.additional_context {
-                    st.add_context(text);
-                }
                 let content = failed.changed(Field::ToolError, |c| c.tool_error.clone()).unwrap_or(text);
                 self.history.push(tool_message(&call.id, content.clone()));
                 st.report.tools.push(ToolRecord {
@@ -768,9 +770,6 @@ impl Session {
                 })
                 .await;
             Self::check_abort(Event::PostToolExecutionFailure, &failed.out)?;
-            for text in &failed.out.effects.additional_context {
-                st.add_context(text);
-            }
             if let Some(text) = failed.changed(Field::ToolError, |c| c.tool_error.clone()) {
                 result.for_llm = text;
             }

@@ -47,7 +47,34 @@
 //!
 //! Bash hooks spawn a shell per event (about 3 ms); a hook that must answer often is better
 //! written as a process hook.
+//!
+//! # Claude Code, Gemini CLI and Codex `command` hooks
+//!
+//! [`AgentCommandFactory`] (kind `command`) runs the `command` handlers of those agents' settings
+//! files unmodified, with each agent's contract instead of j-cli's:
+//!
+//! - **stdin**: the agent's hook input as compact JSON (non-ASCII unescaped) and one newline,
+//!   written while stdout and stderr are read; a hook that never reads it is fine.
+//! - **Process**: `/bin/sh -c <command>` verbatim (Gemini CLI's `$GEMINI_PROJECT_DIR`,
+//!   `${GEMINI_PROJECT_DIR}`, `$GEMINI_CWD`, `$GEMINI_SESSION_ID` and `$CLAUDE_PROJECT_DIR` are
+//!   substituted into the string first, shell-quoted, as Gemini CLI does). With `args` (exec form)
+//!   the program runs directly, looked up on PATH, no shell; `${CLAUDE_PROJECT_DIR}`,
+//!   `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` are substituted into it and each argument.
+//!   The working directory is the project directory ([`AgentCommandOptions::project_dir`], else
+//!   the session's `cwd`). Own process group, killed whole on the deadline or on cancellation.
+//! - **Environment**: inherited minus `OTEL_*`, plus `CLAUDE_PROJECT_DIR` (every agent);
+//!   Claude Code: `CLAUDECODE=1`, `CLAUDE_CODE_SESSION_ID`; Gemini CLI: `GEMINI_PROJECT_DIR`,
+//!   `GEMINI_CWD` (the input's `cwd`), `GEMINI_SESSION_ID`; plugin hooks: `CLAUDE_PLUGIN_ROOT`,
+//!   `CLAUDE_PLUGIN_DATA` (a per-plugin directory in the state directory), Codex also
+//!   `PLUGIN_ROOT` / `PLUGIN_DATA`; then the spec's and the handler's `env`. On `SessionStart`,
+//!   `Setup`, `CwdChanged` and `FileChanged`, `CLAUDE_ENV_FILE` names an existing file: the
+//!   agent's own when hookwire runs under one that set it, else `<state dir>/env/<session>.sh`.
+//! - **Answer**: exit code, stdout and stderr are read with the agent's rules
+//!   ([`hook_core::agent::read_command`]); texts over 10,000 characters are saved in the state
+//!   directory and replaced by a preview ([`hook_core::agent::spill::spill_long_texts`]).
+//! - **Caps**: stdout 4 MiB, stderr 1 MiB by default; more stops the hook (`invalid_output`).
 
+mod agent;
 mod env;
 mod factory;
 mod hook;
@@ -55,6 +82,10 @@ mod limits;
 mod output;
 mod process_group;
 
+pub use agent::{
+    AgentCommandFactory, AgentCommandHook, AgentCommandOptions, DEFAULT_AGENT_MAX_STDERR_BYTES,
+    DEFAULT_AGENT_MAX_STDOUT_BYTES,
+};
 pub use env::SCRUBBED_ENV_KEEP;
 pub use factory::BashFactory;
 pub use hook::{BashHook, BashOptions};

@@ -58,11 +58,11 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
     let mut code = 0;
     let turn = async |session: &mut agent_loop::Session, message: String| match session.send(message).await {
         Ok(report) => {
-            println!("assistant: {}", report.reply);
+            outln!("assistant: {}", report.reply);
             0
         }
         Err(e) => {
-            println!("turn failed: {e}");
+            outln!("turn failed: {e}");
             1
         }
     };

@@ -1,6 +1,6 @@
 //! `hookwire check`: load everything and show, per event, the hooks that will run.
 
-use hook_core::{Event, HookSpec, fmt_duration};
+use hook_core::{Event, HookDefinition, HookSpec, fmt_duration};
 use hook_protocol::config::HookFilter;
 use serde_json::{Value, json};
 
@@ -8,7 +8,7 @@ use crate::{ConfigArgs, Format, engine};
 
 /// One line of the listing.
 fn describe(spec: &HookSpec, event: Event) -> Value {
-    json!({
+    let mut line = json!({
         "id": hook_core::HookId::new(spec.level, &spec.name, event).as_str(),
         "level": spec.level.as_str(),
         "kind": spec.kind,
@@ -19,7 +19,31 @@ fn describe(spec: &HookSpec, event: Event) -> Value {
         "retry": spec.effective_retry(),
         "on_error": spec.effective_on_error(event).as_str(),
         "source": spec.source.to_string(),
-    })
+    });
+    if let HookDefinition::Agent(def) = &spec.definition {
+        let mut filter = Vec::new();
+        if let Some(matcher) = def.matcher.as_deref().filter(|m| !m.is_empty()) {
+            if hook_core::agent::matched_member(def.agent, event).is_some() {
+                filter.push(format!("matcher={matcher}"));
+            } else {
+                filter.push(format!("matcher={matcher} (ignored on {})", def.event_name));
+            }
+        }
+        if let Some(rule) = &def.handler.if_rule {
+            filter.push(format!("if={rule}"));
+        }
+        line["filter"] = json!(if filter.is_empty() { "-".to_owned() } else { filter.join(" ") });
+        line["agent"] = json!(def.agent.as_str());
+        line["agent_event"] = json!(def.event_name);
+        if hook_core::agent::UNSUPPORTED_KINDS.contains(&spec.kind.as_str()) {
+            line["unsupported"] =
+                json!(format!("hookwire does not run `{}` hooks: it reports a failure, never a pass", spec.kind));
+        }
+    }
+    if !agent_loop::FIRED_EVENTS.contains(&event) {
+        line["never_fired"] = json!("hookwire's own agent never fires this event; it runs through `hookwire hook`");
+    }
+    line
 }
 
 /// `tool_matcher=Bash|Shell model_prefix=gpt-4`, or `-` for none.
@@ -68,17 +92,21 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
                 "untrusted": untrusted,
                 "errors": loaded.errors,
             });
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         Format::Text => {
             if events.is_empty() {
-                println!("no hooks configured");
+                outln!("no hooks configured");
             }
             for (event, hooks) in &events {
-                println!("{event}");
+                outln!("{event}");
                 for (idx, hook) in hooks.iter().enumerate() {
-                    println!(
-                        "  {}. {}  kind={} filter={} timeout={} retry={} on_error={}{}  ({})",
+                    let notes: String = ["unsupported", "never_fired"]
+                        .iter()
+                        .filter_map(|key| hook[*key].as_str().map(|note| format!("\n       note: {note}")))
+                        .collect();
+                    outln!(
+                        "  {}. {}  kind={} filter={} timeout={} retry={} on_error={}{}  ({}){notes}",
                         idx + 1,
                         hook["id"].as_str().unwrap_or_default(),
                         hook["kind"].as_str().unwrap_or_default(),
@@ -92,13 +120,13 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
                 }
             }
             for warning in warnings {
-                println!("warning: {warning}");
+                outln!("warning: {warning}");
             }
             for line in &untrusted {
-                println!("untrusted: {line}");
+                outln!("untrusted: {line}");
             }
             for error in &loaded.errors {
-                println!("error: {error}");
+                outln!("error: {error}");
             }
         }
     }

@@ -89,7 +89,7 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
         }
     };
     let sources =
-        [demo.join("hooks"), demo.join("picoclaw.json")].map(|path| config::ConfigSource { path, level: Level::User });
+        [demo.join("hooks"), demo.join("picoclaw.json")].map(|path| config::ConfigSource::new(path, Level::User));
     let loaded = config::load(&sources, Deadlines::default(), None);
     if !loaded.errors.is_empty() {
         for error in &loaded.errors {
@@ -121,11 +121,11 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
         return 2;
     }
 
-    println!("hookwire demo: a scripted session over {}", demo.display());
-    println!("The model is a ScriptedModel (it replays a fixed script; no network, no API key).");
-    println!("Hooks:");
+    outln!("hookwire demo: a scripted session over {}", demo.display());
+    outln!("The model is a ScriptedModel (it replays a fixed script; no network, no API key).");
+    outln!("Hooks:");
     for line in session::hook_listing(&engine) {
-        println!("{line}");
+        outln!("{line}");
     }
     let agent = Agent::builder()
         .id("demo")
@@ -143,17 +143,17 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
             return 2;
         }
     };
-    println!("── session demo-session in {}", work.display());
+    outln!("── session demo-session in {}", work.display());
     let mut session = agent.session(SessionConfig::new("demo-session", &work)).await;
     session::watch(&mut session, true, args.audit);
     if let Some(started) = session.start_event() {
         session::show(started);
     }
-    println!("user: {USER_MESSAGE}");
+    outln!("user: {USER_MESSAGE}");
     let code = match session.send(USER_MESSAGE).await {
         Ok(report) => {
-            println!("assistant: {}", report.reply);
-            println!(
+            outln!("assistant: {}", report.reply);
+            outln!(
                 "── turn over: {} model calls, {} tool calls, {} events, {} notices",
                 report.rounds,
                 report.tools.len(),
@@ -163,16 +163,19 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
             0
         }
         Err(e) => {
-            println!("turn failed: {e}");
+            outln!("turn failed: {e}");
             1
         }
     };
     session.close().await;
-    println!("── metrics");
+    outln!("── metrics");
     for (id, metrics) in engine.metrics() {
-        println!(
+        outln!(
             "  {id}: executions={} successes={} failures={} skips={}",
-            metrics.executions, metrics.successes, metrics.failures, metrics.skips
+            metrics.executions,
+            metrics.successes,
+            metrics.failures,
+            metrics.skips
         );
     }
     engine.shutdown().await;

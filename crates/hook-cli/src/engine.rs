@@ -1,18 +1,18 @@
 //! Loading configuration and building an engine with the bash, llm and process executors.
 
-use std::{path::PathBuf, sync::Arc};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use hook_core::{
-    Deadlines, Engine, HookSpec, Level,
+    Deadlines, Engine, HookDefinition, HookSpec, Level,
     config::{self, ConfigError, Untrusted},
     trust::{FileTrustStore, TrustError, TrustRecord, TrustStore},
 };
 use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
 
 use crate::{ConfigArgs, discover};
-
-/// The executor kinds this command can run.
-pub(crate) const KINDS: [&str; 3] = ["bash", "llm", "process"];
 
 /// Everything loaded from the configuration sources.
 #[derive(Debug, Default)]
@@ -52,18 +52,40 @@ impl TrustStore for NoTrustRecords {
 pub(crate) fn load(args: &ConfigArgs) -> LoadedConfig {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let discovered = discover::discover(&args.configs, args.no_default_config, &cwd);
+    let mut loaded = load_sources(&discovered.sources);
+    loaded.errors.splice(0..0, missing_configs(&args.configs, &cwd));
+    loaded
+}
+
+/// An error for each `--config` path that does not exist: a mistyped path must not load as
+/// "no hooks configured".
+pub(crate) fn missing_configs(paths: &[PathBuf], cwd: &std::path::Path) -> Vec<String> {
+    paths
+        .iter()
+        .map(|path| if path.is_absolute() { path.clone() } else { cwd.join(path) })
+        .filter(|path| !path.exists())
+        .map(|path| format!("--config {}: no such file or directory", path.display()))
+        .collect()
+}
+
+/// Loads `sources`; project hooks are checked against the trust store.
+pub(crate) fn load_sources(sources: &[config::ConfigSource]) -> LoadedConfig {
     // Without a user configuration directory there is nowhere trust could have been recorded:
     // project hooks are then untrusted, never loaded unchecked.
     let store: Box<dyn TrustStore> = match discover::trust_store_path() {
         Some(path) => Box::new(FileTrustStore::new(path)),
         None => Box::new(NoTrustRecords),
     };
-    let loaded = config::load(&discovered.sources, Deadlines::default(), Some(store.as_ref()));
+    let loaded = config::load(sources, Deadlines::default(), Some(store.as_ref()));
+    let kinds = kinds();
     let errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
     let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
     let mut specs = Vec::with_capacity(loaded.specs.len());
     for spec in loaded.specs {
-        if KINDS.contains(&spec.kind.as_str()) {
+        if calls_the_bridge(&spec) {
+            // `hookwire hook` installed in an agent's settings would run hookwire inside itself.
+            warnings.push(format!("{}: hook `{}` runs `hookwire hook` itself; skipped", spec.source, spec.name));
+        } else if kinds.contains(&spec.kind) {
             specs.push(spec);
         } else {
             // PicoClaw builtins are compiled into PicoClaw; an unmodified PicoClaw config that
@@ -73,11 +95,22 @@ pub(crate) fn load(args: &ConfigArgs) -> LoadedConfig {
                 spec.source,
                 spec.name,
                 spec.kind,
-                KINDS.join(", ")
+                kinds.join(", ")
             ));
         }
     }
     LoadedConfig { specs, warnings, errors, untrusted: loaded.untrusted }
+}
+
+/// Whether a hook would call the bridge itself (`hookwire hook ...`).
+pub(crate) fn calls_the_bridge(spec: &HookSpec) -> bool {
+    let HookDefinition::Agent(def) = &spec.definition else { return false };
+    let mut words: Vec<&str> = def.handler.command.as_deref().unwrap_or_default().split_whitespace().collect();
+    words.extend(def.handler.args.iter().flatten().map(String::as_str));
+    words.windows(2).any(|pair| {
+        let program = pair[0].trim_matches(['"', '\'']);
+        Path::new(program).file_name().is_some_and(|name| name == "hookwire") && pair[1] == "hook"
+    })
 }
 
 /// The chat model for llm hooks: `--base-url`/`--model` over `OPENAI_BASE_URL`,
@@ -94,13 +127,68 @@ pub(crate) fn chat_model(base_url: Option<&str>, model: Option<&str>) -> Result<
     Ok(Arc::new(client))
 }
 
-/// An engine that can build every kind in [`KINDS`].
+/// A chat model that connects on first use: commands that run no llm or prompt hook never
+/// pay for building an HTTP client.
+#[derive(Debug)]
+struct LazyModel {
+    base_url: Option<String>,
+    model: Option<String>,
+    name: String,
+    client: tokio::sync::OnceCell<Result<Arc<dyn ChatModel>, String>>,
+}
+
+#[hook_core::async_trait]
+impl ChatModel for LazyModel {
+    async fn complete(&self, request: hook_llm::ChatRequest) -> Result<hook_llm::ChatResponse, hook_llm::ModelError> {
+        let client =
+            self.client.get_or_init(|| async { chat_model(self.base_url.as_deref(), self.model.as_deref()) }).await;
+        match client {
+            Ok(client) => client.complete(request).await,
+            Err(message) => Err(hook_llm::ModelError::Client { message: message.clone() }),
+        }
+    }
+
+    fn model_name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The chat model of [`chat_model`], built on first use.
+pub(crate) fn lazy_model(base_url: Option<&str>, model: Option<&str>) -> Arc<dyn ChatModel> {
+    let name = model.map(str::to_owned).unwrap_or_else(|| OpenAiConfig::from_env().model);
+    Arc::new(LazyModel {
+        base_url: base_url.map(str::to_owned),
+        model: model.map(str::to_owned),
+        name,
+        client: tokio::sync::OnceCell::new(),
+    })
+}
+
+/// The executor kinds this command runs: the kinds of [`engine_for`]'s factories.
+pub(crate) fn kinds() -> Vec<String> {
+    engine_for(lazy_model(None, None), None).factory_kinds()
+}
+
+/// An engine that can build every kind hookwire runs.
 pub(crate) fn engine(model: Arc<dyn ChatModel>) -> Engine {
-    Engine::builder()
+    engine_for(model, None)
+}
+
+/// An engine with every factory; Claude Code family command hooks run in `project_dir`
+/// (default: the session's directory).
+pub(crate) fn engine_for(model: Arc<dyn ChatModel>, project_dir: Option<PathBuf>) -> Engine {
+    let command_options = hook_bash::AgentCommandOptions { project_dir, ..hook_bash::AgentCommandOptions::default() };
+    let mut builder = Engine::builder()
         .factory(Arc::new(hook_bash::BashFactory::default()))
-        .factory(Arc::new(hook_llm::LlmFactory::new(model)))
+        .factory(Arc::new(hook_llm::LlmFactory::new(model.clone())))
         .factory(Arc::new(hook_process::ProcessFactory::default()))
-        .build()
+        .factory(Arc::new(hook_bash::AgentCommandFactory::new(command_options)))
+        .factory(Arc::new(hook_llm::AgentHttpFactory::new()))
+        .factory(Arc::new(hook_llm::AgentPromptFactory::new(model.clone(), model.model_name().to_owned())));
+    for kind in hook_core::agent::UNSUPPORTED_KINDS {
+        builder = builder.factory(Arc::new(hook_core::agent::UnsupportedFactory::new(kind)));
+    }
+    builder.build()
 }
 
 /// Builds and mounts every spec, level by level; returns the errors of the levels that failed.

@@ -107,12 +107,12 @@ pub(crate) fn outcome_json(outcome: &FireOutcome, context: &Context) -> Value {
 
 fn print_text(outcome: &FireOutcome, json: &Value) {
     match &outcome.reason {
-        Some(reason) => println!("{} → {}: {reason}", outcome.event, outcome.decision.as_str()),
-        None => println!("{} → {}", outcome.event, outcome.decision.as_str()),
+        Some(reason) => outln!("{} → {}: {reason}", outcome.event, outcome.decision.as_str()),
+        None => outln!("{} → {}", outcome.event, outcome.decision.as_str()),
     }
     for entry in json["trace"].as_array().into_iter().flatten() {
         let changed: Vec<&str> = entry["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        println!(
+        outln!(
             "  {}  {}{}{}  attempts={}  {:.1}ms{}",
             entry["id"].as_str().unwrap_or_default(),
             entry["outcome"].as_str().unwrap_or_default(),
@@ -124,10 +124,10 @@ fn print_text(outcome: &FireOutcome, json: &Value) {
         );
     }
     for (key, value) in json["effects"].as_object().into_iter().flatten() {
-        println!("  {key}: {value}");
+        outln!("  {key}: {value}");
     }
     if let Some(respond) = json.get("respond") {
-        println!("  respond: {respond}");
+        outln!("  respond: {respond}");
     }
 }
 
@@ -151,7 +151,6 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
         Err(code) => return code,
     };
     let outcome = engine.fire(event, &mut context).await;
-    engine.shutdown().await;
     let json = outcome_json(&outcome, &context);
     if let Some(path) = &args.audit
         && let Err(e) = audit::append(path, &outcome)
@@ -159,8 +158,10 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
         eprintln!("warning: cannot write the audit log {}: {e}", path.display());
     }
     match args.format.unwrap_or_else(Format::default_for_stdout) {
-        Format::Json => println!("{}", serde_json::to_string(&json).unwrap_or_default()),
+        Format::Json => outln!("{}", serde_json::to_string(&json).unwrap_or_default()),
         Format::Text => print_text(&outcome, &json),
     }
+    // The outcome is out before the hooks are taken down.
+    engine.shutdown().await;
     0
 }

@@ -6,6 +6,15 @@
 // This binary's job is to print results and errors.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+/// `println!` that ignores a closed stdout: `hookwire check | head -1` ends quietly instead of
+/// panicking, and the rest of the command (taking hooks down) still runs.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod audit;
 mod chat;
 mod check;
@@ -13,6 +22,7 @@ mod demo;
 mod discover;
 mod engine;
 mod fire;
+mod hook;
 mod session;
 mod stats;
 mod transcript;
@@ -62,6 +72,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Chat with an agent that runs the configured hooks (OpenAI-compatible model).
     Chat(chat::ChatArgs),
+    /// Answer as one hook of Claude Code, Gemini CLI or Codex: read its hook input on stdin, run
+    /// every configured hook, print the combined answer.
+    Hook(hook::HookArgs),
     /// Read an audit log and print, per hook id, runs, outcomes and durations.
     Stats {
         /// The audit log (`--audit FILE` of `fire`).
@@ -105,6 +118,49 @@ fn init_logging(verbose: u8) {
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
 }
 
+/// A signal that ends the command.
+#[derive(Debug, Clone, Copy)]
+enum Termination {
+    Interrupt,
+    Terminate,
+    HangUp,
+}
+
+impl Termination {
+    fn number(self) -> u8 {
+        match self {
+            Termination::Interrupt => 2,
+            Termination::Terminate => 15,
+            Termination::HangUp => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Termination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Termination::Interrupt => "SIGINT",
+            Termination::Terminate => "SIGTERM",
+            Termination::HangUp => "SIGHUP",
+        })
+    }
+}
+
+/// Waits for SIGINT, SIGTERM or SIGHUP. Hooks run in process groups of their own, so none of
+/// these reaches them: the command must take them down itself.
+async fn termination() -> Termination {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return Termination::Interrupt;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => Termination::Interrupt,
+        _ = term.recv() => Termination::Terminate,
+        _ = hup.recv() => Termination::HangUp,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
@@ -120,20 +176,21 @@ fn main() -> ExitCode {
             match cli.command {
                 Command::Check { config, format } => check::run(&config, format),
                 Command::Fire(args) => fire::run(args).await,
+                Command::Hook(args) => hook::run(args).await,
                 Command::Demo(args) => demo::run(args).await,
                 Command::Chat(args) => chat::run(args).await,
                 Command::Trust { list, revoke, dir } => trust::run(list, revoke, dir),
                 Command::Stats { file } => stats::run(&file),
             }
         };
-        // Hooks run in process groups of their own, so Ctrl-C does not reach them: on SIGINT the
-        // command is dropped, which kills running bash hooks' groups, and dropping the runtime
-        // below kills the process hooks' groups.
+        // Hooks run in process groups of their own, so Ctrl-C does not reach them: on SIGINT,
+        // SIGTERM or SIGHUP the command is dropped, which kills running bash hooks' groups, and
+        // dropping the runtime below kills the process hooks' groups.
         tokio::select! {
             code = command => code,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: stopping the hooks");
-                130
+            signal = termination() => {
+                eprintln!("interrupted ({signal}): stopping the hooks");
+                128 + signal.number()
             }
         }
     });

@@ -30,7 +30,7 @@ pub(crate) fn watch(session: &mut Session, verbose: bool, audit_path: Option<Pat
             }
         }
         for line in transcript::lines(event) {
-            println!("{line}");
+            outln!("{line}");
         }
     }));
 }
@@ -38,7 +38,7 @@ pub(crate) fn watch(session: &mut Session, verbose: bool, audit_path: Option<Pat
 /// Prints one fired event (e.g. `session_start`, which fires before a listener can be added).
 pub(crate) fn show(fired: &FiredEvent) {
     for line in transcript::fired_lines(fired) {
-        println!("{line}");
+        outln!("{line}");
     }
 }
 

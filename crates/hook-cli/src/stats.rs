@@ -54,13 +54,19 @@ pub(crate) fn run(path: &Path) -> u8 {
             stats.durations_ms.push(ms);
         }
     }
-    println!(
+    outln!(
         "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11} {:>9}",
-        "id", "runs", "ok", "failed", "skipped", "median_ms", "p95_ms"
+        "id",
+        "runs",
+        "ok",
+        "failed",
+        "skipped",
+        "median_ms",
+        "p95_ms"
     );
     for (id, mut stats) in by_id {
         stats.durations_ms.sort_by(f64::total_cmp);
-        println!(
+        outln!(
             "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11.2} {:>9.2}",
             id,
             stats.runs,

@@ -17,9 +17,9 @@ pub(crate) fn run(list: bool, revoke: bool, dir: Option<PathBuf>) -> u8 {
     let store = FileTrustStore::new(store_path);
     if list {
         for record in store.list() {
-            println!("{}  (trusted {})", record.root.display(), record.trusted_at);
+            outln!("{}  (trusted {})", record.root.display(), record.trusted_at);
             for (file, hash) in &record.files {
-                println!("  {hash}  {}", file.display());
+                outln!("  {hash}  {}", file.display());
             }
         }
         return 0;
@@ -33,11 +33,11 @@ pub(crate) fn run(list: bool, revoke: bool, dir: Option<PathBuf>) -> u8 {
     if revoke {
         return match store.revoke(&root) {
             Ok(true) => {
-                println!("revoked trust for {}", root.display());
+                outln!("revoked trust for {}", root.display());
                 0
             }
             Ok(false) => {
-                println!("{} was not trusted", root.display());
+                outln!("{} was not trusted", root.display());
                 0
             }
             Err(e) => {
@@ -53,24 +53,24 @@ pub(crate) fn run(list: bool, revoke: bool, dir: Option<PathBuf>) -> u8 {
             return 2;
         }
     };
-    println!("project {}", root.display());
+    outln!("project {}", root.display());
     // The hooks as they will run once trusted (loaded without a trust check), with their scripts.
     let sources = discover::project_sources(&root);
     for spec in config::load(&sources, Deadlines::default(), None).specs {
         let ids: Vec<String> =
             spec.events.iter().map(|event| HookId::new(spec.level, &spec.name, *event).to_string()).collect();
-        println!("  hook {} ({})", ids.join(", "), spec.kind);
+        outln!("  hook {} ({})", ids.join(", "), spec.kind);
         for script in scripts_of(&spec, &root) {
-            println!("    runs {}", script.display());
+            outln!("    runs {}", script.display());
         }
     }
-    println!("files and their SHA-256:");
+    outln!("files and their SHA-256:");
     for (file, hash) in &record.files {
-        println!("  {hash}  {}", file.display());
+        outln!("  {hash}  {}", file.display());
     }
     match store.put(record) {
         Ok(()) => {
-            println!("trusted: these hooks will run until one of these files changes");
+            outln!("trusted: these hooks will run until one of these files changes");
             0
         }
         Err(e) => {

@@ -106,7 +106,13 @@ const TABLE: [Capability; Event::ALL.len()] = [
     // approve_tool: an approver may rewrite the call it approves (Claude Code's `updatedInput`).
     Capability { may_change: &[Field::ToolArguments], is_tool_event: true, is_approval: true, ..NOTHING },
     // post_tool_execution: `stop` is Claude Code's `decision: block` (the reason goes to the model).
-    Capability { may_change: &[Field::ToolResult], actions: STOP_OR_ABORT, additional_context: true, is_tool_event: true, ..NOTHING },
+    Capability {
+        may_change: &[Field::ToolResult],
+        actions: STOP_OR_ABORT,
+        additional_context: true,
+        is_tool_event: true,
+        ..NOTHING
+    },
     // post_tool_execution_failure
     Capability {
         may_change: &[Field::ToolError],
@@ -116,7 +122,12 @@ const TABLE: [Capability; Event::ALL.len()] = [
         ..NOTHING
     },
     // stop
-    Capability { actions: &[Action::Stop, Action::AbortTurn], additional_context: true, retry_feedback: true, ..NOTHING },
+    Capability {
+        actions: &[Action::Stop, Action::AbortTurn],
+        additional_context: true,
+        retry_feedback: true,
+        ..NOTHING
+    },
     // pre_micro_compact
     Capability { actions: &[Action::Stop], ..NOTHING },
     // post_micro_compact
@@ -132,7 +143,12 @@ const TABLE: [Capability; Event::ALL.len()] = [
     // subagent_start
     Capability { additional_context: true, ..NOTHING },
     // subagent_stop
-    Capability { actions: &[Action::Stop, Action::AbortTurn], additional_context: true, retry_feedback: true, ..NOTHING },
+    Capability {
+        actions: &[Action::Stop, Action::AbortTurn],
+        additional_context: true,
+        retry_feedback: true,
+        ..NOTHING
+    },
     // stop_failure
     NOTHING,
     // post_tool_batch
@@ -192,6 +208,7 @@ mod tests {
             [
                 Event::SessionEnd,
                 Event::PostSendMessage,
+                Event::PermissionDenied,
                 Event::Notification,
                 Event::StopFailure,
                 Event::InstructionsLoaded,

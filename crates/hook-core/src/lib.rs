@@ -27,10 +27,13 @@ pub use metrics::HookMetrics;
 pub use output::{Action, ContextPatch, Field, HookOutput, Permission};
 pub use registry::{HookSummary, Registration};
 pub use spec::{
-    AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation, default_on_error,
-    default_retry, default_timeout,
+    AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation,
+    default_on_error, default_retry, default_timeout,
 };
 pub use trace::{Decision, Effects, FireOutcome, TraceEntry};
+
+/// Hook authors implement [`Hook`] with it: `#[hook_core::async_trait]`.
+pub use async_trait::async_trait;
 
 pub mod agent;
 pub mod config;

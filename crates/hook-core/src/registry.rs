@@ -4,7 +4,7 @@ use std::{
     collections::HashMap,
     sync::{
         Arc, Mutex, RwLock,
-        atomic::{AtomicBool, AtomicU32, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Duration,
 };
@@ -305,7 +305,8 @@ pub(crate) struct Registry {
     state: Mutex<State>,
     snapshot: RwLock<Arc<Snapshot>>,
     /// Bit `event.index()` is set when the snapshot has an entry on that event: the no-hook fast path.
-    event_mask: AtomicU32,
+    /// Bit `i` set: event `Event::ALL[i]` has entries (one bit per event, so at most 64 events).
+    event_mask: AtomicU64,
 }
 
 impl Registry {
@@ -315,7 +316,7 @@ impl Registry {
 
     /// Whether any hook (enabled or not) is registered on `event`. Never allocates.
     pub(crate) fn has_entries(&self, event: Event) -> bool {
-        self.event_mask.load(Ordering::Acquire) & (1 << event.index()) != 0
+        self.event_mask.load(Ordering::Acquire) & (1u64 << event.index()) != 0
     }
 
     /// The current snapshot.
@@ -411,7 +412,7 @@ impl Registry {
             .iter()
             .enumerate()
             .filter(|(_, entries)| !entries.is_empty())
-            .fold(0u32, |mask, (idx, _)| mask | (1 << idx));
+            .fold(0u64, |mask, (idx, _)| mask | (1u64 << idx));
         *self.snapshot.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(snapshot);
         self.event_mask.store(mask, Ordering::Release);
     }

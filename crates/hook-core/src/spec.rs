@@ -5,8 +5,7 @@ use std::{collections::BTreeMap, fmt, path::PathBuf, sync::Arc, time::Duration};
 
 use async_trait::async_trait;
 use hook_protocol::{
-    Event,
-    Agent,
+    Agent, Event,
     agent_config::AgentHandler,
     config::{BuiltinDef, HookDef, HookFilter, OnError, ProcessDef},
 };
@@ -106,7 +105,7 @@ pub enum HookDefinition {
     /// A PicoClaw builtin enabled by configuration.
     Builtin(BuiltinDef),
     /// A handler of a Claude Code, Gemini CLI or Codex settings file.
-    Agent(AgentHookDef),
+    Agent(Box<AgentHookDef>),
 }
 
 /// One handler of a Claude Code family settings file, with the group and event it sits in.

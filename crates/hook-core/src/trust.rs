@@ -207,12 +207,15 @@ fn canonical(path: &Path) -> PathBuf {
 }
 
 /// The project root of a config file or hooks directory: the directory holding the nearest
-/// `.hookwire/` or `.jcli/` above it (`/p` for `/p/.hookwire/hooks.yaml` and for
+/// `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/` or `.codex/` above it (`/p` for `/p/.hookwire/hooks.yaml` and for
 /// `/p/.jcli/hooks/guard/HOOK.yaml`), else the directory containing it. Canonical when it exists.
 pub fn project_root(config: &Path) -> PathBuf {
     let path = canonical(config);
     for ancestor in path.ancestors() {
-        if ancestor.file_name().is_some_and(|name| name == ".hookwire" || name == ".jcli") {
+        let is_marker = ancestor
+            .file_name()
+            .is_some_and(|name| [".hookwire", ".jcli", ".claude", ".gemini", ".codex"].iter().any(|m| name == *m));
+        if is_marker {
             return ancestor.parent().unwrap_or(ancestor).to_owned();
         }
     }
@@ -251,6 +254,39 @@ pub fn scripts_of(spec: &HookSpec, root: &Path) -> Vec<PathBuf> {
         HookDefinition::Process(process) => {
             let bases = process.dir.iter().map(|dir| root.join(dir)).collect();
             (process.command.clone(), bases)
+        }
+        HookDefinition::Agent(def) => {
+            // The project directory is spelled as a variable: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`.
+            let root_text = root.display().to_string();
+            let expand = |word: &str| {
+                let mut word = word.replace(['"', '\''], "");
+                for var in
+                    ["${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR", "${GEMINI_PROJECT_DIR}", "$GEMINI_PROJECT_DIR"]
+                {
+                    word = word.replace(var, &root_text);
+                }
+                word
+            };
+            let command = def.handler.command.as_deref().unwrap_or_default();
+            let mut words: Vec<String> = command.split_whitespace().map(expand).collect();
+            words.extend(def.handler.args.iter().flatten().map(|arg| expand(arg)));
+            let mut scripts = Vec::new();
+            // The agent's own hook folder: helpers its scripts import.
+            for dir in [".claude/hooks", ".gemini/hooks", ".codex/hooks"] {
+                for file in files_under(&root.join(dir), 4) {
+                    let file = canonical(&file);
+                    if file.starts_with(&root) && !scripts.contains(&file) {
+                        scripts.push(file);
+                    }
+                }
+            }
+            let bases = vec![root.clone()];
+            for word in &words {
+                if let Some(script) = resolve(word, &bases, &root).filter(|script| !scripts.contains(script)) {
+                    scripts.push(script);
+                }
+            }
+            return scripts;
         }
         _ => return Vec::new(),
     };

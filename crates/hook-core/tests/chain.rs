@@ -270,10 +270,8 @@ async fn hooks_of_an_event_nothing_can_change_run_concurrently() {
     };
     let registrations = ["x", "y", "z"]
         .into_iter()
-        .map(|name| {
-            reg(Level::User, name, Event::SessionStart, waiter(name)).timeout(std::time::Duration::from_secs(5))
-        })
+        .map(|name| reg(Level::User, name, Event::SessionEnd, waiter(name)).timeout(std::time::Duration::from_secs(5)))
         .collect();
-    let (outcome, _) = check(registrations, Event::SessionStart, Context::default()).await;
+    let (outcome, _) = check(registrations, Event::SessionEnd, Context::default()).await;
     insta::assert_yaml_snapshot!(outcome);
 }

@@ -7,9 +7,17 @@
 //! - [`LlmHook`] and [`LlmFactory`] (kind `llm`): render the hook's prompt for the event in one
 //!   pass ([`render`]), ask the model, and read the `HookResult` out of its reply
 //!   ([`extract_hook_result`]), however it is wrapped in prose or code fences.
+//! - [`AgentHttpFactory`] (kind `http`) and [`AgentPromptFactory`] (kind `prompt`): the
+//!   `http` and `prompt` handlers of Claude Code, Gemini CLI and Codex settings files, run as
+//!   those agents run them. An http hook POSTs the hook input to its `url` (only URLs the
+//!   file's `allowedHttpHookUrls` allows; header `$VAR`s only from allowed variables; no
+//!   redirects) and reads the answer like a command's stdout; a prompt hook asks the chat
+//!   model its `prompt` with the input in place of `$ARGUMENTS` and applies the
+//!   `{"ok", "reason"}` verdict. Failures are non-blocking errors: the chain goes on.
 //! - [`ScriptedServer`]: a test and demo utility, an OpenAI-compatible server on 127.0.0.1
 //!   answering from a script.
 
+mod agent;
 mod extract;
 mod hook;
 mod model;
@@ -17,6 +25,7 @@ mod openai;
 mod scripted_server;
 mod template;
 
+pub use agent::{AgentHttpFactory, AgentPromptFactory, MAX_HTTP_BODY_BYTES, PROMPT_SYSTEM_MESSAGE, render_prompt};
 pub use extract::{ExtractError, extract_hook_result};
 pub use hook::{FORMAT_INSTRUCTION, LlmFactory, LlmHook, SYSTEM_MESSAGE};
 pub use model::{ChatModel, ChatRequest, ChatResponse, ModelError, Usage};

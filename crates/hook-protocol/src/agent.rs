@@ -19,8 +19,11 @@ pub enum Agent {
     Codex,
 }
 
-/// Per event: its name in Claude Code, Gemini CLI and Codex (`None`: the agent has no such event).
-const NAMES: &[(Event, Option<&str>, Option<&str>, Option<&str>)] = &[
+/// One event's names in Claude Code, Gemini CLI and Codex (`None`: the agent has no such event).
+type Names = (Event, Option<&'static str>, Option<&'static str>, Option<&'static str>);
+
+/// Per event: its name in Claude Code, Gemini CLI and Codex.
+const NAMES: &[Names] = &[
     (Event::SessionStart, Some("SessionStart"), Some("SessionStart"), Some("SessionStart")),
     (Event::SessionEnd, Some("SessionEnd"), Some("SessionEnd"), None),
     (Event::PreSendMessage, Some("UserPromptSubmit"), Some("BeforeAgent"), Some("UserPromptSubmit")),
@@ -81,7 +84,7 @@ impl Agent {
         }
     }
 
-    fn column(self, row: &(Event, Option<&'static str>, Option<&'static str>, Option<&'static str>)) -> Option<&'static str> {
+    fn column(self, row: &Names) -> Option<&'static str> {
         match self {
             Agent::Claude => row.1,
             Agent::Gemini => row.2,

@@ -135,6 +135,9 @@ const NAMES: &[(Event, &str, &[&str])] = &[
     (Event::PreToolSelection, "pre_tool_selection", &["BeforeToolSelection"]),
 ];
 
+/// The registry keeps one bit per event in a `u64`.
+const _: () = assert!(Event::ALL.len() <= 64);
+
 impl Event {
     /// Every event, in lifecycle-table order.
     pub const ALL: [Event; 39] = [
@@ -227,15 +230,46 @@ pub struct UnknownEventError {
 
 impl fmt::Display for UnknownEventError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown event `{}`; valid names are: ", self.name)?;
-        for (i, name) in Event::all_names().enumerate() {
+        write!(f, "unknown event `{}`", self.name)?;
+        if let Some(near) = nearest_name(&self.name) {
+            write!(f, " (did you mean `{near}`?)")?;
+        }
+        f.write_str("; valid names are: ")?;
+        for (i, event) in Event::ALL.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            f.write_str(name)?;
+            f.write_str(event.as_str())?;
         }
-        Ok(())
+        f.write_str(" (and their PicoClaw, Claude Code and Gemini CLI names, e.g. before_tool, PreToolUse, BeforeTool)")
     }
+}
+
+/// The accepted name closest to `name` (by edit distance, ignoring case and `_`), when it is
+/// close enough to be a typo of it.
+fn nearest_name(name: &str) -> Option<&'static str> {
+    let key = |s: &str| s.chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect::<Vec<char>>();
+    let wanted = key(name);
+    Event::all_names()
+        .map(|candidate| (edit_distance(&wanted, &key(candidate)), candidate))
+        .filter(|(distance, _)| *distance <= 2.max(wanted.len() / 4))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance between two character sequences.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == cb { diagonal } else { 1 + diagonal.min(above).min(row[j]) };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 impl std::error::Error for UnknownEventError {}
@@ -297,7 +331,16 @@ mod tests {
         assert_eq!("Stop".parse::<Event>(), Ok(Event::Stop));
         let err = "PRE_TOOL_EXECUTION".parse::<Event>().unwrap_err();
         let message = err.to_string();
-        assert!(message.starts_with("unknown event `PRE_TOOL_EXECUTION`; valid names are: session_start"));
+        assert!(
+            message.starts_with(
+                "unknown event `PRE_TOOL_EXECUTION` (did you mean `pre_tool_execution`?); valid names are: session_start"
+            ),
+            "{message}"
+        );
         assert!(message.contains("PreToolUse"), "{message}");
+        let typo = "PreToolUSe".parse::<Event>().unwrap_err().to_string();
+        assert!(typo.contains("(did you mean `PreToolUse`?)"), "{typo}");
+        let far = "after_everything".parse::<Event>().unwrap_err().to_string();
+        assert!(!far.contains("did you mean"), "{far}");
     }
 }

@@ -28,7 +28,12 @@ pub struct CommandRun<'a> {
 pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";
 
 /// Reads a command hook's answer for `event` as `agent` reads it.
-pub fn read_command(agent: Agent, event: Event, run: CommandRun<'_>, context: &Context) -> Result<HookOutput, HookError> {
+pub fn read_command(
+    agent: Agent,
+    event: Event,
+    run: CommandRun<'_>,
+    context: &Context,
+) -> Result<HookOutput, HookError> {
     match agent {
         Agent::Claude => read_claude(event, run, context),
         Agent::Gemini => read_gemini(event, run, context),
@@ -209,8 +214,9 @@ fn read_codex(event: Event, run: CommandRun<'_>, context: &Context) -> Result<Ho
         Some(0) => {
             let trimmed = run.stdout.trim_start();
             if trimmed.starts_with('{') || trimmed.starts_with('[') {
-                let object = json_object(run.stdout)
-                    .ok_or_else(|| HookError::invalid_output("the hook printed JSON that is not an object", run.stdout))?;
+                let object = json_object(run.stdout).ok_or_else(|| {
+                    HookError::invalid_output("the hook printed JSON that is not an object", run.stdout)
+                })?;
                 return decode(Agent::Codex, event, &object, context, None).map_err(|m| invalid(m, run.stdout));
             }
             Ok(plain_text(Agent::Codex, event, run.stdout))
@@ -351,7 +357,9 @@ fn decode_claude_decision(
             };
             if agent == Agent::Codex {
                 match (permission, &updated) {
-                    (Some("ask" | "defer"), _) => return Err(format!("Codex does not support permissionDecision {permission:?}")),
+                    (Some("ask" | "defer"), _) => {
+                        return Err(format!("Codex does not support permissionDecision {permission:?}"));
+                    }
                     (Some("allow"), None) => return Err("Codex supports `allow` only with `updatedInput`".to_owned()),
                     (Some("deny"), _) if permission_reason.as_deref().is_none_or(str::is_empty) => {
                         return Err("Codex needs a non-empty permissionDecisionReason with deny".to_owned());
@@ -476,11 +484,8 @@ fn decode_gemini_decision(
             }
         }
         Some("ask") => output.permission = Some(Permission::Ask),
-        Some("allow" | "approve") => {
-            if event == Event::PreToolExecution {
-                output.permission = Some(Permission::Allow);
-            }
-        }
+        Some("allow" | "approve") if event == Event::PreToolExecution => output.permission = Some(Permission::Allow),
+        Some("allow" | "approve") => {}
         Some(other) => return Err(format!("`decision` must be allow, deny, block, ask or approve, not {other:?}")),
     }
     // BeforeTool's `tool_input` is merged over the model's arguments.

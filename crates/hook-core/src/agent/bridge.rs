@@ -101,8 +101,8 @@ pub fn answer_as(agent: Agent, event: Event, outcome: &FireOutcome, context: &Co
                 specific.insert("permissionDecisionReason".into(), block_reason().into());
             } else if let Some(permission) = outcome.permission {
                 // Codex runs `allow` only together with a rewrite, and has no ask / defer.
-                let is_supported = agent != Agent::Codex
-                    || (permission == Permission::Allow && rewritten_input.is_some());
+                let is_supported =
+                    agent != Agent::Codex || (permission == Permission::Allow && rewritten_input.is_some());
                 if is_supported {
                     specific.insert("permissionDecision".into(), permission.as_str().into());
                 } else {

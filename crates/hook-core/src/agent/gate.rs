@@ -21,7 +21,9 @@ pub fn matched_member(agent: Agent, event: Event) -> Option<&'static str> {
         return Some("tool_name");
     }
     match (agent, event) {
-        (Agent::Gemini, Event::SessionStart | Event::SessionEnd) => Some(if event == Event::SessionStart { "source" } else { "reason" }),
+        (Agent::Gemini, Event::SessionStart | Event::SessionEnd) => {
+            Some(if event == Event::SessionStart { "source" } else { "reason" })
+        }
         (Agent::Gemini, Event::Notification) => Some("notification_type"),
         (Agent::Gemini, _) => None,
         (Agent::Codex, Event::SessionStart) => Some("source"),

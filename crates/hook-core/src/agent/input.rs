@@ -8,8 +8,16 @@ use hook_protocol::{
 
 /// Input members that map onto [`Context`] fields; every other member is kept in
 /// [`Context::extra`] and handed back unchanged.
-const MAPPED: &[&str] =
-    &["session_id", "cwd", "hook_event_name", "prompt", "tool_name", "tool_input", "tool_use_id", "last_assistant_message"];
+const MAPPED: &[&str] = &[
+    "session_id",
+    "cwd",
+    "hook_event_name",
+    "prompt",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "last_assistant_message",
+];
 
 /// An agent's hook input that hookwire cannot read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -177,10 +185,8 @@ pub fn input_line(input: &Map<String, Value>) -> Vec<u8> {
 
 /// The current UTC time as `2026-11-26T05:33:53Z`.
 fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default();
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (year, month, day) = crate::trust::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)

@@ -8,8 +8,8 @@ mod answer;
 mod bridge;
 mod gate;
 mod input;
-pub mod spill;
 pub mod matcher;
+pub mod spill;
 
 pub use answer::{BLOCKED_BY_HOOK, CommandRun, read_command, read_http_body, read_prompt_verdict};
 pub use bridge::{BridgeAnswer, answer_as, failure_answer};
@@ -48,10 +48,13 @@ impl HookFactory for UnsupportedFactory {
 
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError> {
         let HookDefinition::Agent(def) = &spec.definition else {
-            return Err(BuildError::Invalid { message: format!("`{}` hooks come from agent settings files", self.kind) });
+            return Err(BuildError::Invalid {
+                message: format!("`{}` hooks come from agent settings files", self.kind),
+            });
         };
-        let gate = AgentGate::compile(def, spec.events.first().copied().unwrap_or(hook_protocol::Event::PreToolExecution))
-            .map_err(|err| BuildError::Invalid { message: err.to_string() })?;
+        let gate =
+            AgentGate::compile(def, spec.events.first().copied().unwrap_or(hook_protocol::Event::PreToolExecution))
+                .map_err(|err| BuildError::Invalid { message: err.to_string() })?;
         let hook = Unsupported { kind: self.kind, name: spec.name.clone() };
         Ok(BuiltHook::new(Arc::new(hook)).with_gate(Arc::new(gate)))
     }

@@ -116,9 +116,17 @@ pub(crate) fn duplicate_names(files: &mut [FileLoad]) {
     }
 }
 
-/// Whether `spec`'s name was generated for an unnamed event-keyed entry.
+/// Whether `spec`'s name was generated for an unnamed event-keyed entry, or is an agent
+/// hook's label.
 fn is_generated_name(spec: &HookSpec) -> bool {
-    spec.dir.is_none() && matches!(&spec.definition, HookDefinition::Command(def) if def.name.is_none())
+    spec.dir.is_none()
+        && match &spec.definition {
+            HookDefinition::Command(def) => def.name.is_none(),
+            // Agents' hook names are labels, not identities: Gemini CLI runs two hooks of one
+            // name side by side, and so does hookwire (numbered on).
+            HookDefinition::Agent(_) => true,
+            _ => false,
+        }
 }
 
 fn duplicate_error(spec: &HookSpec, first: &SourceLocation, level: Level) -> ConfigError {

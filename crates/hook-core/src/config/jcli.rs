@@ -97,6 +97,16 @@ fn command_spec(
         }
     }
     let timeout = match def.timeout.map(Duration::try_from_secs_f64) {
+        Some(Err(_)) | Some(Ok(_)) if def.timeout.is_some_and(|t| t > super::MAX_TIMEOUT.as_secs_f64()) => {
+            let at = cx.locate("timeout", None, from_line).or(at);
+            cx.error(
+                at,
+                Some(&name),
+                "`timeout` is over 24 hours (86400 seconds); write the deadline in seconds, e.g. `timeout: 30`",
+            );
+            is_valid = false;
+            None
+        }
         Some(Err(_)) => {
             let at = cx.locate("timeout", None, from_line).or(at);
             cx.error(at, Some(&name), "`timeout` is too large; write the deadline in seconds, e.g. `timeout: 30`");

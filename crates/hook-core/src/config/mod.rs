@@ -34,6 +34,7 @@
 //! hooks in list order); hook directories sorted by name; PicoClaw builtins then processes,
 //! each sorted by name. The same config gives the same order on every machine.
 
+mod agent;
 mod check;
 mod diagnostic;
 mod jcli;
@@ -47,8 +48,9 @@ use std::{
     path::{Path, PathBuf},
 };
 
+pub use agent::agent_of;
 pub use diagnostic::{ConfigError, ConfigWarning};
-use hook_protocol::config::HookFilter;
+use hook_protocol::{Agent, config::HookFilter};
 pub use parse::{ParseError, parse_json, parse_yaml};
 
 use crate::{
@@ -57,6 +59,10 @@ use crate::{
 };
 pub(crate) use check::duplicate_names as check_duplicate_names;
 use locate::Position;
+
+/// The longest deadline a configuration may give a hook: longer values are load errors, so a
+/// typo such as `1e19` never reaches a timer.
+pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// Files bigger than this are refused: a hook config is a few kilobytes.
 const MAX_CONFIG_BYTES: u64 = 4 << 20;
@@ -72,12 +78,20 @@ pub struct ConfigSource {
     pub path: PathBuf,
     /// The level its hooks run at.
     pub level: Level,
+    /// The agent whose settings file this is (Claude Code, Gemini CLI, Codex); `None`: decided
+    /// from the file's content and path.
+    pub agent: Option<Agent>,
 }
 
 impl ConfigSource {
     /// A source at `path` for `level`.
     pub fn new(path: impl Into<PathBuf>, level: Level) -> Self {
-        ConfigSource { path: path.into(), level }
+        ConfigSource { path: path.into(), level, agent: None }
+    }
+
+    /// A settings file of `agent` at `path` for `level`.
+    pub fn agent(path: impl Into<PathBuf>, level: Level, agent: Agent) -> Self {
+        ConfigSource { path: path.into(), level, agent: Some(agent) }
     }
 }
 
@@ -180,7 +194,7 @@ fn read_source(source: &ConfigSource, deadlines: Deadlines, out: &mut Vec<FileLo
         }
     };
     if !metadata.is_dir() {
-        out.push(read_file(path, source.level, deadlines, None));
+        out.push(read_file(path, source.level, deadlines, None, source.agent));
         return;
     }
     let entries = match fs::read_dir(path) {
@@ -200,7 +214,7 @@ fn read_source(source: &ConfigSource, deadlines: Deadlines, out: &mut Vec<FileLo
     for (name, dir) in dirs {
         let file = ["HOOK.yaml", "HOOK.yml"].iter().map(|f| dir.join(f)).find(|f| f.is_file());
         if let Some(file) = file {
-            out.push(read_file(&file, source.level, deadlines, Some((name, dir))));
+            out.push(read_file(&file, source.level, deadlines, Some((name, dir)), None));
         }
     }
 }
@@ -220,7 +234,13 @@ fn unreadable(path: &Path, level: Level, message: String) -> FileLoad {
 }
 
 /// Reads one file; `hook_dir` is `(name, dir)` when it is the HOOK.yaml of a hook directory.
-fn read_file(path: &Path, level: Level, deadlines: Deadlines, hook_dir: Option<(String, PathBuf)>) -> FileLoad {
+fn read_file(
+    path: &Path,
+    level: Level,
+    deadlines: Deadlines,
+    hook_dir: Option<(String, PathBuf)>,
+    agent: Option<Agent>,
+) -> FileLoad {
     let too_big = fs::metadata(path).is_ok_and(|m| m.len() > MAX_CONFIG_BYTES);
     if too_big {
         return unreadable(
@@ -251,9 +271,13 @@ fn read_file(path: &Path, level: Level, deadlines: Deadlines, hook_dir: Option<(
         Some((name, dir))
     });
     let mut cx = FileCx::new(path, &text, level, deadlines);
-    let specs = match hook_dir {
-        Some((name, dir)) => jcli::dir_hook(&mut cx, &name, &dir),
-        None => match cx.top_keys() {
+    let agent = agent.or_else(|| {
+        (cx.format == Format::Json && agent::looks_like_agent_settings(&text)).then(|| agent::agent_of(path, &text))
+    });
+    let specs = match (hook_dir, agent) {
+        (Some((name, dir)), _) => jcli::dir_hook(&mut cx, &name, &dir),
+        (None, Some(agent)) => agent::agent_settings(&mut cx, agent),
+        (None, None) => match cx.top_keys() {
             Ok(Some(keys)) if keys.iter().any(|k| k == "hooks") => picoclaw::picoclaw(&mut cx),
             Ok(None) => {
                 cx.error(

@@ -85,6 +85,15 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
         if !check::name(cx, &name, at) {
             continue;
         }
+        if process.timeout_ms.is_some_and(|ms| Duration::from_millis(ms) > super::MAX_TIMEOUT) {
+            let at = cx.locate("timeout_ms", None, at.map_or(processes_line, |(line, _)| line)).or(at);
+            cx.error(
+                at,
+                Some(&name),
+                "`timeout_ms` is over 24 hours (86400000 ms); write the deadline in milliseconds",
+            );
+            continue;
+        }
         let raw_intercept = raw_processes.get(&name).and_then(|raw| raw.intercept.as_deref());
         let events = events_of(raw_intercept, process.intercept.as_deref());
         if process.enabled.is_none() {
@@ -133,7 +142,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
 fn with_defaults(base: Deadlines, defaults: Option<&PicoDefaults>) -> Deadlines {
     let Some(defaults) = defaults else { return base };
     let pick = |ms: Option<i64>, default: Duration| match ms.and_then(|ms| u64::try_from(ms).ok()) {
-        Some(ms) if ms > 0 => Duration::from_millis(ms),
+        Some(ms) if ms > 0 => Duration::from_millis(ms).min(super::MAX_TIMEOUT),
         _ => default,
     };
     Deadlines {

@@ -1,0 +1,253 @@
+//! Claude Code, Gemini CLI and Codex settings files: their `hooks` section into specs.
+//!
+//! Each handler becomes one spec on the event its key names, named
+//! `<agent>-<Event>-<group>-<handler>` (Gemini's `name` when given), with the group's matcher
+//! and the handler kept in [`AgentHookDef`]. Unknown members are ignored, as the agents ignore
+//! them; an event name the agent does not document is an error (a typo must not switch a guard
+//! off); a matcher or `if` rule that does not compile is an error.
+
+use std::path::{Path, PathBuf};
+
+use hook_protocol::{
+    Agent, Event,
+    agent_config::{AgentHandler, AgentSettings},
+    config::OnError,
+    serde_json::{self, Value},
+};
+
+use super::FileCx;
+use crate::{AgentHookDef, HookDefinition, HookSpec, agent::AgentGate};
+
+/// The longest deadline a handler may ask for.
+const MAX_TIMEOUT_SECS: f64 = super::MAX_TIMEOUT.as_secs() as f64;
+
+/// Handler types the family documents.
+const KINDS: [&str; 5] = ["command", "http", "prompt", "mcp_tool", "agent"];
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Where `"key"` first appears at or after byte `from`.
+fn find_key(text: &str, key: &str, from: usize) -> Option<usize> {
+    let quoted = format!("\"{key}\"");
+    text.get(from..)?.find(&quoted).map(|i| from + i)
+}
+
+/// Which agent a settings file belongs to: from its path (`.gemini/` → Gemini CLI, `.codex/` →
+/// Codex, `.claude/` → Claude Code), else from its event names (a file using Gemini CLI's own
+/// names, such as `BeforeTool`, is Gemini's), else Claude Code.
+pub fn agent_of(path: &Path, text: &str) -> Agent {
+    let in_dir = |name: &str| path.components().any(|c| c.as_os_str() == name);
+    if in_dir(".gemini") {
+        return Agent::Gemini;
+    }
+    if in_dir(".codex") {
+        return Agent::Codex;
+    }
+    if in_dir(".claude") {
+        return Agent::Claude;
+    }
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else { return Agent::Claude };
+    let is_gemini_only = |name: &String| Agent::Gemini.event(name).is_some() && Agent::Claude.event(name).is_none();
+    match top.get("hooks") {
+        Some(Value::Object(hooks)) if hooks.keys().any(is_gemini_only) => Agent::Gemini,
+        _ => Agent::Claude,
+    }
+}
+
+/// Whether a document with a top-level `hooks` object is an agent settings file rather than a
+/// PicoClaw config: its `hooks` keys are event names, not `enabled` / `processes` / ...
+pub(crate) fn looks_like_agent_settings(text: &str) -> bool {
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else { return false };
+    match top.get("hooks") {
+        Some(Value::Object(hooks)) => {
+            hooks.keys().any(|k| Agent::ALL.iter().any(|agent| agent.event(k).is_some()))
+                || (!hooks.is_empty()
+                    && !hooks.keys().any(|k| matches!(k.as_str(), "enabled" | "defaults" | "processes" | "builtins")))
+        }
+        _ => false,
+    }
+}
+
+/// The plugin root of a plugin's `hooks/hooks.json` (the directory above `hooks/`).
+fn plugin_root(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    (path.file_name()? == "hooks.json" && dir.file_name()? == "hooks")
+        .then(|| dir.parent().map(Path::to_path_buf))
+        .flatten()
+        .filter(|root| !root.ends_with(".codex"))
+}
+
+/// Reads one settings file of `agent`.
+pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
+    let settings: AgentSettings = match hook_protocol::from_json_str(cx.text) {
+        Ok(settings) => settings,
+        Err(err) => {
+            // serde_json's message ends with "at line L column C": use it as the position.
+            let at = serde_json::from_str::<Value>(cx.text)
+                .err()
+                .map(|e| (e.line(), e.column()))
+                .filter(|(line, _)| *line > 0);
+            let at = at.or_else(|| {
+                let member = err.path.split('.').find(|part| !part.is_empty() && part.parse::<usize>().is_err())?;
+                find_key(cx.text, member.split('[').next()?, 0).map(|offset| position(cx.text, offset))
+            });
+            cx.error(at, None, format!("{err}; see the {} hooks documentation for the shape", agent.display_name()));
+            return Vec::new();
+        }
+    };
+    if settings.disable_all_hooks == Some(true) {
+        cx.warn(Some((1, 1)), None, "`disableAllHooks` is true: no hook of this file runs");
+        return Vec::new();
+    }
+    let Some(hooks) = settings.hooks else { return Vec::new() };
+    let plugin_root = plugin_root(cx.file);
+    let mut specs = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    // Keys in file order (a BTreeMap sorted them): by their position in the text.
+    let mut events: Vec<(usize, String, Vec<_>)> = hooks
+        .into_iter()
+        .map(|(name, groups)| (find_key(cx.text, &name, 0).unwrap_or(usize::MAX), name, groups))
+        .collect();
+    events.sort_by_key(|(offset, _, _)| *offset);
+    for (offset, event_name, groups) in events {
+        let at = (offset != usize::MAX).then(|| position(cx.text, offset));
+        let Some(event) = agent.event(&event_name) else {
+            cx.error(
+                at,
+                None,
+                format!(
+                    "`{event_name}` is not a {} hook event; known events: {}",
+                    agent.display_name(),
+                    agent.event_names().collect::<Vec<_>>().join(", ")
+                ),
+            );
+            continue;
+        };
+        let mut cursor = if offset == usize::MAX { 0 } else { offset };
+        for (g, group) in groups.iter().enumerate() {
+            for (h, handler) in group.hooks.iter().enumerate() {
+                let handler_at = find_key(cx.text, "type", cursor).map(|o| {
+                    cursor = o + 1;
+                    position(cx.text, o)
+                });
+                let mut name = handler
+                    .name
+                    .clone()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| format!("{}-{}-{g}-{h}", agent.as_str(), event_name));
+                // A name is a label here: Gemini CLI runs two hooks of one name (on one event or
+                // several) side by side, so they are numbered on.
+                let base = name.clone();
+                let mut n = 2;
+                while !names.insert(name.clone()) {
+                    name = format!("{base}-{n}");
+                    n += 1;
+                }
+                if let Some(spec) = handler_spec(
+                    cx,
+                    agent,
+                    event,
+                    &event_name,
+                    group.matcher.clone(),
+                    handler,
+                    name,
+                    handler_at.or(at),
+                    &plugin_root,
+                    &settings.allowed_http_hook_urls,
+                    settings.http_hook_allowed_env_vars.clone().unwrap_or_default(),
+                ) {
+                    specs.push(spec);
+                }
+            }
+        }
+    }
+    specs
+}
+
+#[allow(clippy::too_many_arguments, reason = "one handler with everything around it that shapes it")]
+fn handler_spec(
+    cx: &mut FileCx<'_>,
+    agent: Agent,
+    event: Event,
+    event_name: &str,
+    matcher: Option<String>,
+    handler: &AgentHandler,
+    name: String,
+    at: Option<(usize, usize)>,
+    plugin_root: &Option<PathBuf>,
+    allowed_urls: &Option<Vec<String>>,
+    allowed_env_vars: Vec<String>,
+) -> Option<HookSpec> {
+    let kind = handler.kind.as_str();
+    if !KINDS.contains(&kind) {
+        cx.error(at, Some(&name), format!("unknown handler type `{kind}`; write one of {}", KINDS.join(", ")));
+        return None;
+    }
+    let required = match kind {
+        "command" => ("command", handler.command.as_deref()),
+        "http" => ("url", handler.url.as_deref()),
+        "prompt" | "agent" => ("prompt", handler.prompt.as_deref()),
+        _ => ("tool", handler.tool.as_deref()),
+    };
+    if required.1.is_none_or(|v| v.trim().is_empty()) {
+        cx.error(at, Some(&name), format!("a `{kind}` handler on {event_name} needs a non-empty `{}`", required.0));
+        return None;
+    }
+    // Gemini gives milliseconds; Claude Code and Codex seconds (Codex also as `timeoutSec`).
+    let raw = handler.timeout.or(handler.timeout_sec);
+    let secs = match raw {
+        None => agent.default_timeout_secs(kind, event),
+        Some(t) if agent == Agent::Gemini => t / 1000.0,
+        Some(t) => t,
+    };
+    if !secs.is_finite() || secs <= 0.0 || secs > MAX_TIMEOUT_SECS {
+        let unit = if agent == Agent::Gemini { "milliseconds" } else { "seconds" };
+        cx.error(
+            at,
+            Some(&name),
+            format!("`timeout` must be a positive number of {unit}, at most 24 hours; got {}", raw.unwrap_or(secs)),
+        );
+        return None;
+    }
+    let on_error = match handler.on_failure.as_deref() {
+        None | Some("continue") => None,
+        Some("block") => Some(OnError::Deny),
+        Some(other) => {
+            cx.error(at, Some(&name), format!("`onFailure` must be \"block\" or \"continue\", not {other:?}"));
+            return None;
+        }
+    };
+    let def = AgentHookDef {
+        agent,
+        event_name: event_name.to_owned(),
+        matcher,
+        handler: handler.clone(),
+        plugin_root: plugin_root.clone(),
+        http_allowed_urls: allowed_urls.clone(),
+        http_allowed_env_vars: allowed_env_vars,
+    };
+    if let Err(err) = AgentGate::compile(&def, event) {
+        cx.error(at, Some(&name), format!("{err}"));
+        return None;
+    }
+    if handler.is_async == Some(true) {
+        cx.warn(at, Some(&name), "`async` hooks run in order here and their answer counts like any other's");
+    }
+    // Gemini's AfterTool also sees failed calls.
+    let mut events = vec![event];
+    if agent == Agent::Gemini && event == Event::PostToolExecution {
+        events.push(Event::PostToolExecutionFailure);
+    }
+    let mut spec = HookSpec::new(name, cx.level, kind, events, HookDefinition::Agent(Box::new(def)));
+    spec.source = cx.location(at);
+    spec.timeout = Some(std::time::Duration::from_secs_f64(secs));
+    spec.on_error = on_error;
+    spec.deadlines = cx.deadlines;
+    Some(spec)
+}
