@@ -107,15 +107,22 @@ impl Format {
     }
 }
 
-fn init_logging(verbose: u8) {
+/// Logs on stderr. `quiet`: only errors unless asked for more (`hookwire hook`, whose stderr
+/// an agent logs, reports failed hooks itself).
+fn init_logging(verbose: u8, quiet: bool) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
+        0 if quiet => "error",
         0 => "warn",
         1 => "debug",
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 /// A signal that ends the command.
@@ -163,7 +170,7 @@ async fn termination() -> Termination {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, matches!(cli.command, Command::Hook(_)));
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {

@@ -1717,7 +1717,6 @@ fn long_context_is_spilled_to_a_file_with_a_preview() {
 }
 
 #[test]
-#[ignore = "bridge bug: an identical handler from two settings files runs twice (Claude Code runs it once)"]
 fn identical_handlers_from_two_settings_files_run_once() {
     let sandbox = Sandbox::new();
     let hook = settings_one("PreToolUse", Some("Bash"), vec![command(&answer_hook(0, "", ""))]);

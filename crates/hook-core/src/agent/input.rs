@@ -175,11 +175,44 @@ pub fn tool_input(context: &Context) -> Value {
         .unwrap_or_else(|| Value::Object(Map::new()))
 }
 
-/// The input as the agents write it to a command hook: compact JSON, non-ASCII unescaped,
-/// then one newline.
+/// The order the agents write the common members in; other members follow in name order.
+const KEY_ORDER: &[&str] = &[
+    "session_id",
+    "turn_id",
+    "transcript_path",
+    "cwd",
+    "prompt_id",
+    "permission_mode",
+    "effort",
+    "hook_event_name",
+    "timestamp",
+    "model",
+    "source",
+    "prompt",
+    "tool_name",
+    "tool_input",
+    "tool_response",
+    "tool_use_id",
+];
+
+/// The input as the agents write it to a command hook: compact JSON, non-ASCII unescaped, the
+/// common members first in the agents' order (a guard that greps `"tool_name":"Bash"` before
+/// `"command"` sees them in the order it was written against), then one newline.
 pub fn input_line(input: &Map<String, Value>) -> Vec<u8> {
-    let mut line = hook_protocol::serde_json::to_vec(input).unwrap_or_else(|_| b"{}".to_vec());
-    line.push(b'\n');
+    let mut line = Vec::with_capacity(256);
+    line.push(b'{');
+    let known = KEY_ORDER.iter().filter_map(|key| input.get_key_value(*key));
+    let others = input.iter().filter(|(key, _)| !KEY_ORDER.contains(&key.as_str()));
+    for (i, (key, value)) in known.chain(others).enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        // Strings and values serialize infallibly into a Vec.
+        let _ = hook_protocol::serde_json::to_writer(&mut line, key);
+        line.push(b':');
+        let _ = hook_protocol::serde_json::to_writer(&mut line, value);
+    }
+    line.extend_from_slice(b"}\n");
     line
 }
 
@@ -190,4 +223,24 @@ fn now_rfc3339() -> String {
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (year, month, day) = crate::trust::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_input_line_is_compact_in_the_agents_order_with_one_newline() {
+        let input: Map<String, Value> = hook_protocol::serde_json::from_str(
+            r#"{"zeta": 1, "tool_input": {"command": "ls"}, "hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "note": "é"}"#,
+        )
+        .unwrap();
+        let line = String::from_utf8(input_line(&input)).unwrap();
+        assert_eq!(
+            line,
+            "{\"session_id\":\"s\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},\"note\":\"é\",\"zeta\":1}\n"
+        );
+        let back: Map<String, Value> = hook_protocol::serde_json::from_str(&line).unwrap();
+        assert_eq!(back, input);
+    }
 }

@@ -251,3 +251,45 @@ fn handler_spec(
     spec.deadlines = cx.deadlines;
     Some(spec)
 }
+
+/// What makes two handlers "identical" to Claude Code: the same event, type and command (or
+/// url, or prompt), arguments and shell. Its matcher and `if` rule are part of it too, so a
+/// handler kept is never narrower than one dropped.
+fn identity(spec: &HookSpec) -> Option<String> {
+    let HookDefinition::Agent(def) = &spec.definition else { return None };
+    let handler = &def.handler;
+    Some(format!(
+        "{:?}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}",
+        spec.events,
+        handler.kind,
+        def.event_name,
+        handler.command,
+        handler.args,
+        handler.shell,
+        handler.url,
+        handler.prompt,
+        def.matcher.as_deref().filter(|m| !m.is_empty() && *m != "*"),
+        handler.if_rule,
+        def.plugin_root,
+    ))
+}
+
+/// Identical handlers from several settings files run once, as in Claude Code (a hook copied
+/// into both `~/.claude/settings.json` and the project's must not run twice); the first one, in
+/// load order, is kept.
+pub(crate) fn drop_identical_handlers(files: &mut [super::FileLoad]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for file in files.iter_mut().filter(|file| file.is_runnable()) {
+        let mut in_this_file: Vec<String> = Vec::new();
+        file.specs.retain(|spec| {
+            let Some(key) = identity(spec) else { return true };
+            if seen.contains(&key) {
+                tracing::debug!(hook = %spec.name, file = %spec.source, "an identical handler of another file runs instead");
+                return false;
+            }
+            in_this_file.push(key);
+            true
+        });
+        seen.extend(in_this_file);
+    }
+}

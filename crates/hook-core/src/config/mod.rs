@@ -138,6 +138,7 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, trust: Option<&dyn T
     if let Some(store) = trust {
         loaded.untrusted = trust::check_files(&mut files, store);
     }
+    agent::drop_identical_handlers(&mut files);
     for file in files {
         if file.is_runnable() {
             loaded.specs.extend(file.specs);
