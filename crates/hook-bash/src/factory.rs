@@ -1,9 +1,9 @@
 //! `BashFactory`: builds bash hooks from configured specs for the engine.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use async_trait::async_trait;
-use hook_core::{BuildError, BuiltHook, HookDefinition, HookFactory, HookSpec, Level};
+use hook_core::{BuildError, BuiltHook, Deadlines, Event, HookDefinition, HookFactory, HookSpec, Level};
 
 use crate::{BashHook, BashOptions};
 
@@ -66,5 +66,10 @@ impl HookFactory for BashFactory {
 
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError> {
         Ok(BuiltHook::new(Arc::new(self.build_hook(spec)?)))
+    }
+
+    /// bash hooks get 10 s (j-cli's default).
+    fn default_timeout(&self, _event: Event, _deadlines: &Deadlines) -> Duration {
+        Duration::from_secs(10)
     }
 }

@@ -15,8 +15,8 @@ fn describe(spec: &HookSpec, event: Event) -> Value {
         "priority": spec.priority,
         "enabled": spec.enabled,
         "filter": filter_text(&spec.filter),
-        "timeout_ms": spec.effective_timeout(event).as_millis() as u64,
-        "retry": spec.effective_retry(),
+        "timeout_ms": spec.effective_timeout(event, engine::factory(&spec.kind).as_deref()).as_millis() as u64,
+        "retry": spec.effective_retry(engine::factory(&spec.kind).as_deref()),
         "on_error": spec.effective_on_error(event).as_str(),
         "source": spec.source.to_string(),
     });

@@ -164,9 +164,20 @@ pub(crate) fn lazy_model(base_url: Option<&str>, model: Option<&str>) -> Arc<dyn
     })
 }
 
+/// An engine with every factory and no hook, to ask factories their defaults.
+fn reference_engine() -> &'static Engine {
+    static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    ENGINE.get_or_init(|| engine_for(lazy_model(None, None), None))
+}
+
 /// The executor kinds this command runs: the kinds of [`engine_for`]'s factories.
 pub(crate) fn kinds() -> Vec<String> {
-    engine_for(lazy_model(None, None), None).factory_kinds()
+    reference_engine().factory_kinds()
+}
+
+/// The factory that builds hooks of `kind`.
+pub(crate) fn factory(kind: &str) -> Option<Arc<dyn hook_core::HookFactory>> {
+    reference_engine().factory(kind)
 }
 
 /// An engine that can build every kind hookwire runs.

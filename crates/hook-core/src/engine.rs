@@ -12,8 +12,8 @@ use hook_protocol::{Context, Event};
 use tracing::{Instrument, debug, debug_span, warn};
 
 use crate::{
-    BuiltHook, CompiledFilter, Deadlines, FireOutcome, HookDefinition, HookFactory, HookId, HookMetrics, HookSpec,
-    HookSummary, Level, ObserverEvent, Registration, SourceLocation,
+    BuiltHook, CompiledFilter, Deadlines, FireOutcome, HookFactory, HookId, HookMetrics, HookSpec, HookSummary, Level,
+    ObserverEvent, Registration, SourceLocation,
     chain::{self, ChainEnv, InjectedTools, join_all},
     metrics::MetricsStore,
     registry::{Origin, Registered, Registry},
@@ -124,6 +124,11 @@ impl Engine {
     }
 
     /// The kinds a factory is registered for, sorted.
+    /// The factory of `kind`, if the engine has one.
+    pub fn factory(&self, kind: &str) -> Option<Arc<dyn HookFactory>> {
+        self.inner.factories.iter().find(|f| f.kind() == kind).cloned()
+    }
+
     pub fn factory_kinds(&self) -> Vec<String> {
         let mut kinds: Vec<String> = self.inner.factories.iter().map(|f| f.kind().to_owned()).collect();
         kinds.sort();
@@ -208,10 +213,10 @@ impl Engine {
             }
         }
         let builds = join_all(buildable.iter().map(|(spec, factory)| factory.build(spec)).collect()).await;
-        let mut built: Vec<(&HookSpec, BuiltHook)> = Vec::new();
-        for ((spec, _), result) in buildable.iter().zip(builds) {
+        let mut built: Vec<(&HookSpec, BuiltHook, &Arc<dyn HookFactory>)> = Vec::new();
+        for ((spec, factory), result) in buildable.iter().zip(builds) {
             match result {
-                Ok(hook) => built.push((spec, hook)),
+                Ok(hook) => built.push((spec, hook, factory)),
                 Err(err) => errors.push(LoadError {
                     hook: spec.name.clone(),
                     location: spec.source.clone(),
@@ -224,8 +229,8 @@ impl Engine {
         let mut ids: Vec<HookId> = Vec::new();
         if errors.is_empty() {
             let first_seq = inner.registry.reserve_seq(built.len());
-            for (offset, (spec, hook)) in built.iter().enumerate() {
-                let registration = registration_of(spec, hook);
+            for (offset, (spec, hook, factory)) in built.iter().enumerate() {
+                let registration = registration_of(spec, hook, factory.as_ref());
                 let origin = Origin {
                     kind: spec.kind.as_str().into(),
                     source: Some(spec.source.clone()),
@@ -247,8 +252,8 @@ impl Engine {
         if !errors.is_empty() {
             warn!(level = %level, n_errors = errors.len(), "reload refused; the old hooks stay");
             drop(new);
-            let unused = built.iter().filter(|(_, b)| !inner.registry.holds_hook(|live| same_hook(live, &b.hook)));
-            join_all(unused.map(|(_, b)| b.hook.shutdown()).collect()).await;
+            let unused = built.iter().filter(|(_, b, _)| !inner.registry.holds_hook(|live| same_hook(live, &b.hook)));
+            join_all(unused.map(|(_, b, _)| b.hook.shutdown()).collect()).await;
             return Err(errors);
         }
 
@@ -352,16 +357,18 @@ impl Engine {
     }
 }
 
-/// The registration of a built spec.
-fn registration_of(spec: &HookSpec, built: &BuiltHook) -> Registration {
+/// The registration of a built spec; what the configuration leaves open, `factory` decides.
+fn registration_of(spec: &HookSpec, built: &BuiltHook, factory: &dyn HookFactory) -> Registration {
+    let defaults = spec.events.iter().map(|event| (*event, factory.default_timeout(*event, &spec.deadlines))).collect();
     let mut registration =
         Registration::new(spec.name.clone(), spec.level, spec.events.iter().copied(), built.hook.clone())
             .priority(spec.priority)
             .filter(spec.filter.clone())
-            .retry(spec.effective_retry())
+            .retry(spec.effective_retry(Some(factory)))
             .respond_tools(spec.respond_tools.clone())
             .enabled(spec.enabled)
-            .outlasts_chain(built.outlasts_chain);
+            .outlasts_chain(built.outlasts_chain)
+            .default_timeouts(defaults);
     if let Some(gate) = &built.gate {
         registration = registration.gate(gate.clone());
     }
@@ -372,12 +379,7 @@ fn registration_of(spec: &HookSpec, built: &BuiltHook) -> Registration {
         registration = registration.on_error(on_error);
     }
     if let Some(observer) = &built.observer {
-        let kinds = match &spec.definition {
-            HookDefinition::Process(def) => def.observe.clone().unwrap_or_default(),
-            // A non-process hook with an observer asked for notifications in its own way: all kinds.
-            _ => vec!["*".to_owned()],
-        };
-        registration = registration.observer(observer.clone(), kinds);
+        registration = registration.observer(observer.clone(), factory.observed_kinds(spec));
     }
     registration
 }

@@ -28,7 +28,7 @@ pub use output::{Action, ContextPatch, Field, HookOutput, Permission};
 pub use registry::{HookSummary, Registration};
 pub use spec::{
     AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation,
-    default_on_error, default_retry, default_timeout,
+    default_on_error,
 };
 pub use trace::{Decision, Effects, FireOutcome, TraceEntry};
 

@@ -15,7 +15,7 @@ use hook_protocol::{
 };
 
 use crate::{
-    CompiledFilter, Deadlines, Gate, Hook, HookId, Level, Observer, SourceLocation, default_on_error, default_timeout,
+    CompiledFilter, Deadlines, Gate, Hook, HookId, Level, Observer, SourceLocation, default_on_error,
     metrics::{MetricCells, MetricsStore},
     observer::ObserverSlot,
 };
@@ -37,6 +37,7 @@ pub struct Registration {
     pub(crate) enabled: bool,
     pub(crate) gate: Option<Arc<dyn Gate>>,
     pub(crate) outlasts_chain: bool,
+    pub(crate) default_timeouts: Vec<(Event, Duration)>,
 }
 
 impl Registration {
@@ -68,7 +69,15 @@ impl Registration {
             enabled: true,
             gate: None,
             outlasts_chain: false,
+            default_timeouts: Vec::new(),
         }
+    }
+
+    /// The deadline per event when no `timeout` is set (a hook kind's own defaults); an event
+    /// not listed gets the engine's.
+    pub fn default_timeouts(mut self, defaults: Vec<(Event, Duration)>) -> Self {
+        self.default_timeouts = defaults;
+        self
     }
 
     /// Runs only on contexts `gate` admits (a dialect's own matcher); others count as `filtered`.
@@ -158,6 +167,7 @@ pub(crate) struct Registered {
     pub(crate) observer: Option<Arc<ObserverSlot>>,
     pub(crate) gate: Option<Arc<dyn Gate>>,
     pub(crate) outlasts_chain: bool,
+    default_timeouts: Vec<(Event, Duration)>,
     is_shut_down: AtomicBool,
 }
 
@@ -214,6 +224,7 @@ impl Registered {
             observer,
             gate: registration.gate,
             outlasts_chain: registration.outlasts_chain,
+            default_timeouts: registration.default_timeouts,
             is_shut_down: AtomicBool::new(false),
         })
     }
@@ -227,7 +238,10 @@ impl Registered {
 
     /// The hook's own deadline on `event`, before the chain's deadline bounds it.
     pub(crate) fn deadline_on(&self, event: Event, engine: &Deadlines) -> Duration {
-        self.timeout.unwrap_or_else(|| default_timeout(&self.kind, event, self.deadlines.as_ref().unwrap_or(engine)))
+        self.timeout.unwrap_or_else(|| match self.default_timeouts.iter().find(|(e, _)| *e == event) {
+            Some((_, timeout)) => *timeout,
+            None => self.deadlines.as_ref().unwrap_or(engine).for_event(event),
+        })
     }
 
     /// The failure policy on `event`: as configured, else `deny` for approvals and `skip` otherwise.

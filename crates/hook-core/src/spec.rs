@@ -130,13 +130,12 @@ pub struct AgentHookDef {
 }
 
 /// Default deadlines; configuration may override each (PicoClaw `hooks.defaults`, per-hook `timeout`).
+///
+/// These are the engine's own; a hook kind with other defaults (bash 10 s, llm 30 s) says so
+/// through [`HookFactory::default_timeout`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Deadlines {
-    /// bash hooks: 10 s.
-    pub bash: Duration,
-    /// llm hooks: 30 s.
-    pub llm: Duration,
-    /// process interceptors: 5 s.
+    /// interceptors: 5 s.
     pub interceptor: Duration,
     /// approval hooks of any kind: 60 s.
     pub approval: Duration,
@@ -148,11 +147,17 @@ pub struct Deadlines {
     pub handshake: Duration,
 }
 
+impl Deadlines {
+    /// The default deadline of a hook on `event`: the approval deadline on `approve_tool`, the
+    /// interceptor deadline elsewhere.
+    pub fn for_event(&self, event: Event) -> Duration {
+        if event == Event::ApproveTool { self.approval } else { self.interceptor }
+    }
+}
+
 impl Default for Deadlines {
     fn default() -> Self {
         Deadlines {
-            bash: Duration::from_secs(10),
-            llm: Duration::from_secs(30),
             interceptor: Duration::from_secs(5),
             approval: Duration::from_secs(60),
             observer: Duration::from_millis(500),
@@ -241,6 +246,9 @@ impl BuiltHook {
 
 /// Builds running hooks of one kind from their specs; hosts register one per kind
 /// (`hook-bash`, `hook-llm`, `hook-process` each provide one).
+///
+/// The engine knows nothing of any kind: what differs between kinds (default deadline and
+/// retry, which observer notifications a hook receives) it asks the kind's factory.
 #[async_trait]
 pub trait HookFactory: Send + Sync + fmt::Debug {
     /// The kind this factory builds (`bash`, `llm`, `process`, `builtin`).
@@ -249,13 +257,33 @@ pub trait HookFactory: Send + Sync + fmt::Debug {
     /// Builds (and for process hooks, starts) the hook of `spec`. Called once per spec; the
     /// result serves every event of the spec.
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError>;
+
+    /// The deadline of a run on `event` when the configuration gives none; by default the
+    /// engine's (`deadlines.for_event`).
+    fn default_timeout(&self, event: Event, deadlines: &Deadlines) -> Duration {
+        deadlines.for_event(event)
+    }
+
+    /// Extra attempts after a failure when the configuration gives none; by default 0.
+    fn default_retry(&self) -> u32 {
+        0
+    }
+
+    /// The observer notification kinds (`turn_start`, `*` for all) a hook built from `spec`
+    /// receives when it built an observer; by default all.
+    fn observed_kinds(&self, _spec: &HookSpec) -> Vec<String> {
+        vec!["*".to_owned()]
+    }
 }
 
 impl HookSpec {
-    /// The deadline of one run on `event`: the configured `timeout`, else the default for the
-    /// hook's kind (bash 10 s, llm 30 s, process/in-process interceptor 5 s, their approvals 60 s).
-    pub fn effective_timeout(&self, event: Event) -> Duration {
-        self.timeout.unwrap_or_else(|| default_timeout(&self.kind, event, &self.deadlines))
+    /// The deadline of one run on `event`: the configured `timeout`, else `factory`'s default
+    /// for the event (the engine's when there is no factory).
+    pub fn effective_timeout(&self, event: Event, factory: Option<&dyn HookFactory>) -> Duration {
+        self.timeout.unwrap_or_else(|| match factory {
+            Some(factory) => factory.default_timeout(event, &self.deadlines),
+            None => self.deadlines.for_event(event),
+        })
     }
 
     /// The failure policy on `event`: the configured `on_error`, else `deny` for approvals and
@@ -264,30 +292,15 @@ impl HookSpec {
         self.on_error.unwrap_or_else(|| default_on_error(event))
     }
 
-    /// Extra attempts after a failure: the configured `retry`, else 1 for llm hooks and 0 otherwise.
-    pub fn effective_retry(&self) -> u32 {
-        self.retry.unwrap_or_else(|| default_retry(&self.kind))
-    }
-}
-
-/// The default deadline of a hook of `kind` on `event`.
-pub fn default_timeout(kind: &str, event: Event, deadlines: &Deadlines) -> Duration {
-    match kind {
-        "bash" => deadlines.bash,
-        "llm" => deadlines.llm,
-        _ if event == Event::ApproveTool => deadlines.approval,
-        _ => deadlines.interceptor,
+    /// Extra attempts after a failure: the configured `retry`, else `factory`'s default.
+    pub fn effective_retry(&self, factory: Option<&dyn HookFactory>) -> u32 {
+        self.retry.unwrap_or_else(|| factory.map_or(0, |f| f.default_retry()))
     }
 }
 
 /// The default failure policy on `event`: approvals fail closed, everything else fails open.
 pub fn default_on_error(event: Event) -> OnError {
     if event == Event::ApproveTool { OnError::Deny } else { OnError::Skip }
-}
-
-/// The default retry count of a hook of `kind`: llm hooks retry once (a model may answer badly once).
-pub fn default_retry(kind: &str) -> u32 {
-    if kind == "llm" { 1 } else { 0 }
 }
 
 impl HookSpec {

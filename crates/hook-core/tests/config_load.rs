@@ -284,7 +284,7 @@ fn picoclaw_defaults_apply_and_non_positive_values_are_ignored() {
     assert_eq!(spec.deadlines.interceptor, Duration::from_millis(1500));
     assert_eq!(spec.deadlines.observer, defaults.observer);
     assert_eq!(spec.deadlines.approval, defaults.approval);
-    assert_eq!(spec.deadlines.bash, defaults.bash);
+    assert_eq!(spec.deadlines.chain, defaults.chain);
     insta::assert_snapshot!(summary(&loaded, Some(dir.path())), @r#"
     specs:
       user:audit process [pre_tool_execution] priority=-1 timeout=700ms on_error=deny respond_tools=["weather"] @ <dir>/config.json:5:7

@@ -1,9 +1,16 @@
 //! The `llm` hook kind: render the prompt, ask the chat model, read its `HookResult`.
 
-use std::{fmt, sync::Arc, time::Instant};
+use std::{
+    fmt,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use async_trait::async_trait;
-use hook_core::{BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec};
+use hook_core::{
+    BuildError, BuiltHook, Deadlines, Event, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput,
+    HookSpec,
+};
 use hook_protocol::{
     ChatMessage, Role,
     config::HookKind,
@@ -190,5 +197,15 @@ impl HookFactory for LlmFactory {
             hook = hook.with_model(model);
         }
         Ok(BuiltHook::new(Arc::new(hook)))
+    }
+
+    /// llm hooks get 30 s (a model answers slowly).
+    fn default_timeout(&self, _event: Event, _deadlines: &Deadlines) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    /// llm hooks retry once: a model may answer badly once.
+    fn default_retry(&self) -> u32 {
+        1
     }
 }

@@ -437,4 +437,12 @@ impl HookFactory for ProcessFactory {
         let (hook, observer) = ProcessHook::start(spec, self.options.clone()).await?;
         Ok(BuiltHook { observer: observer.map(|o| o as Arc<dyn Observer>), ..BuiltHook::new(hook) })
     }
+
+    /// The kinds its `observe` list names (none when absent, as in PicoClaw).
+    fn observed_kinds(&self, spec: &HookSpec) -> Vec<String> {
+        match &spec.definition {
+            HookDefinition::Process(def) => def.observe.clone().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
 }
