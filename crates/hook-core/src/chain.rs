@@ -96,6 +96,7 @@ fn precheck(entry: &Entry, event: Event, context: &Context) -> Option<TraceEntry
     let outcome = if !entry.enabled {
         OutcomeClass::Disabled
     } else if !entry.reg.filter.matches(context)
+        || entry.reg.session.as_deref().is_some_and(|session| context.session_id.as_deref() != Some(session))
         || entry.reg.gate.as_ref().is_some_and(|gate| !gate.admits(event, context))
     {
         OutcomeClass::Filtered

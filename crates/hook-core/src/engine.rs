@@ -372,6 +372,9 @@ fn registration_of(spec: &HookSpec, built: &BuiltHook, factory: &dyn HookFactory
     if let Some(gate) = &built.gate {
         registration = registration.gate(gate.clone());
     }
+    if let Some(session) = &spec.session {
+        registration = registration.session(session.as_str());
+    }
     if let Some(timeout) = spec.timeout {
         registration = registration.timeout(timeout);
     }

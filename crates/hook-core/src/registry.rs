@@ -38,6 +38,7 @@ pub struct Registration {
     pub(crate) gate: Option<Arc<dyn Gate>>,
     pub(crate) outlasts_chain: bool,
     pub(crate) default_timeouts: Vec<(Event, Duration)>,
+    pub(crate) session: Option<Arc<str>>,
 }
 
 impl Registration {
@@ -70,7 +71,15 @@ impl Registration {
             gate: None,
             outlasts_chain: false,
             default_timeouts: Vec::new(),
+            session: None,
         }
+    }
+
+    /// Scopes the hook to one session: it runs only on events whose context's `session_id` is
+    /// `session` (a context without one does not match).
+    pub fn session(mut self, session: impl Into<Arc<str>>) -> Self {
+        self.session = Some(session.into());
+        self
     }
 
     /// The deadline per event when no `timeout` is set (a hook kind's own defaults); an event
@@ -168,6 +177,7 @@ pub(crate) struct Registered {
     pub(crate) gate: Option<Arc<dyn Gate>>,
     pub(crate) outlasts_chain: bool,
     default_timeouts: Vec<(Event, Duration)>,
+    pub(crate) session: Option<Arc<str>>,
     is_shut_down: AtomicBool,
 }
 
@@ -225,6 +235,7 @@ impl Registered {
             gate: registration.gate,
             outlasts_chain: registration.outlasts_chain,
             default_timeouts: registration.default_timeouts,
+            session: registration.session,
             is_shut_down: AtomicBool::new(false),
         })
     }

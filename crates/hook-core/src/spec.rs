@@ -202,6 +202,9 @@ pub struct HookSpec {
     pub respond_tools: Vec<String>,
     /// The deadlines in force where it was loaded.
     pub deadlines: Deadlines,
+    /// For a session-level hook: the session it belongs to. It then runs only on events whose
+    /// context carries that `session_id`, so one session's hooks never see another's calls.
+    pub session: Option<String>,
 }
 
 /// What a factory built for one spec.
@@ -331,6 +334,7 @@ impl HookSpec {
             env: BTreeMap::new(),
             respond_tools: Vec::new(),
             deadlines: Deadlines::default(),
+            session: None,
         }
     }
 }

@@ -275,3 +275,32 @@ async fn re_registering_the_same_hook_object_does_not_shut_it_down() {
     engine.shutdown().await;
     assert_eq!(log.lock().unwrap().iter().filter(|l| l.starts_with("shutdown")).count(), 1);
 }
+
+#[tokio::test]
+async fn a_session_hook_runs_only_on_its_own_sessions_events() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let engine = engine_with(
+        vec![
+            reg(
+                Level::Session,
+                "guard-a",
+                Event::PreToolExecution,
+                recording("a", log.clone(), HookOutput::deny("a says no")),
+            )
+            .session("session-a"),
+            reg(Level::Session, "guard-b", Event::PreToolExecution, recording("b", log.clone(), HookOutput::default()))
+                .session("session-b"),
+        ],
+        hook_core::Deadlines::default(),
+    );
+    let mut of_b = Context { session_id: Some("session-b".into()), ..tool_call("Bash", r#"{"command":"ls"}"#) };
+    let outcome = engine.fire(Event::PreToolExecution, &mut of_b).await;
+    assert_eq!(outcome.decision, hook_core::Decision::Continue, "session a's guard must not decide for b");
+    assert_eq!(*log.lock().unwrap(), ["b"]);
+    let mut of_a = Context { session_id: Some("session-a".into()), ..tool_call("Bash", r#"{"command":"ls"}"#) };
+    assert_eq!(engine.fire(Event::PreToolExecution, &mut of_a).await.decision, hook_core::Decision::DenyTool);
+    // A context that names no session matches no session-scoped hook.
+    let mut anonymous = tool_call("Bash", r#"{"command":"ls"}"#);
+    assert_eq!(engine.fire(Event::PreToolExecution, &mut anonymous).await.decision, hook_core::Decision::Continue);
+    assert_eq!(*log.lock().unwrap(), ["b", "a"]);
+}
