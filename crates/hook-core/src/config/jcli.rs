@@ -161,6 +161,7 @@ fn command_spec(
         env: def.env.clone().unwrap_or_default(),
         respond_tools: Vec::new(),
         deadlines: cx.deadlines,
+        session: None,
         definition: HookDefinition::Command(def),
         name,
     })

@@ -73,6 +73,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             env: BTreeMap::new(),
             respond_tools: Vec::new(),
             deadlines,
+            session: None,
             definition: HookDefinition::Builtin(builtin),
             name,
         });
@@ -118,6 +119,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             env: process.env.clone().unwrap_or_default(),
             respond_tools: process.respond_tools.clone().unwrap_or_default(),
             deadlines,
+            session: None,
             definition: HookDefinition::Process(process),
             name,
         });
