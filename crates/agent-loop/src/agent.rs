@@ -6,7 +6,7 @@ use hook_core::Engine;
 use hook_llm::ChatModel;
 use serde_json::{Map, Value};
 
-use crate::{AgentBuildError, CompactionConfig, ToolRegistry};
+use crate::{AgentBuildError, ApprovalPolicy, CompactionConfig, ToolRegistry};
 
 /// Default limit of model calls per turn.
 pub const DEFAULT_MAX_ROUNDS: u32 = 50;
@@ -25,6 +25,7 @@ pub(crate) struct AgentInner {
     pub(crate) compaction: CompactionConfig,
     pub(crate) options: Map<String, Value>,
     pub(crate) model_timeout: Option<Duration>,
+    pub(crate) approval: ApprovalPolicy,
 }
 
 /// A reference agent: runs sessions whose turns fire every hookwire event. Cheap to clone.
@@ -43,6 +44,7 @@ impl fmt::Debug for Agent {
             .field("max_rounds", &inner.max_rounds)
             .field("retry_feedback_cap", &inner.retry_feedback_cap)
             .field("compaction", &inner.compaction)
+            .field("approval", &inner.approval)
             .finish_non_exhaustive()
     }
 }
@@ -72,6 +74,11 @@ impl Agent {
     pub fn tools(&self) -> &ToolRegistry {
         &self.inner.tools
     }
+
+    /// Who approves tool calls with side effects when no hook decided.
+    pub fn approval(&self) -> &ApprovalPolicy {
+        &self.inner.approval
+    }
 }
 
 /// Builds an [`Agent`].
@@ -87,6 +94,7 @@ pub struct AgentBuilder {
     compaction: Option<CompactionConfig>,
     options: Map<String, Value>,
     model_timeout: Option<Duration>,
+    approval: Option<ApprovalPolicy>,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -156,6 +164,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Who approves a tool call with side effects when no hook decided (default
+    /// [`ApprovalPolicy::default`]: ask, and deny when no one can answer). See
+    /// [`crate::approval`](crate::ApprovalPolicy) for the whole order.
+    pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
+        self.approval = Some(policy);
+        self
+    }
+
     /// The agent.
     pub fn build(self) -> Result<Agent, AgentBuildError> {
         let model = self.model.ok_or(AgentBuildError::MissingModel)?;
@@ -178,6 +194,7 @@ impl AgentBuilder {
                 compaction: self.compaction.unwrap_or_default(),
                 options: self.options,
                 model_timeout: self.model_timeout,
+                approval: self.approval.unwrap_or_default(),
             }),
         })
     }

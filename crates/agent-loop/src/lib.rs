@@ -51,6 +51,7 @@
 //!   `response_handled` results ended the turn.
 
 mod agent;
+mod approval;
 mod compaction;
 mod error;
 mod media;
@@ -58,6 +59,7 @@ mod report;
 mod scripted_model;
 mod session;
 pub mod tools;
+pub mod transcript;
 mod turn;
 
 /// Every event this agent fires; the others of [`hook_core::Event::ALL`] come only from other
@@ -81,6 +83,10 @@ pub const FIRED_EVENTS: [hook_core::Event; 15] = [
 ];
 
 pub use agent::{Agent, AgentBuilder, DEFAULT_MAX_ROUNDS, DEFAULT_RETRY_FEEDBACK_CAP};
+pub use approval::{
+    ApprovalAnswer, ApprovalPolicy, ApprovalRequest, Asker, DEFERRED_BY_HOOK, DENIED_BY_USER, DENIED_NOT_APPROVED,
+    NoOneToAsk,
+};
 pub use compaction::{
     CompactionConfig, MICRO_MAX_CHARS, PROTECTED_HEADER, SUMMARY_PROMPT, compacted_tool_text, estimate_tokens,
     micro_compact, summary_prompt,
@@ -90,7 +96,7 @@ pub use media::{MEDIA_SCHEME, MediaError, MediaItem, MediaStore, guess_mime};
 pub use report::{FiredEvent, ToolRecord, TurnEvent, TurnReport, TurnStatus};
 pub use scripted_model::{ScriptedModel, ScriptedTurn};
 pub use session::{CancelHandle, EventListener, RestoreReport, Session, SessionConfig, SessionState};
-pub use tools::{Tool, ToolContext, ToolRegistry};
+pub use tools::{Tool, ToolContext, ToolOutput, ToolRegistry};
 pub use turn::{
     DENIED_BY_APPROVAL, DENIED_BY_HOOK, NOT_EXECUTED, RESPONSE_DELIVERED, RESPONSE_HANDLED_NOTE, SKIPPED_BY_HOOK,
     SKIPPED_GRACEFUL, SKIPPED_STEERING,

@@ -82,7 +82,9 @@ pub struct ToolRecord {
     pub call_id: String,
     /// What the model was told.
     pub content: String,
-    /// `executed`, `responded`, `denied`, `approval_denied`, `skipped`, `interrupted`.
+    /// `executed`, `responded`, `denied` (by `pre_tool_execution`), `approval_denied` (by
+    /// `approve_tool`), `not_approved` (no hook or person approved it), `user_denied`,
+    /// `deferred`, `skipped`, `interrupted`.
     pub outcome: &'static str,
     /// Whether it counts as failed.
     pub is_error: bool,
@@ -164,8 +166,23 @@ pub enum TurnEvent {
         /// `<agent>-turn-<n>`.
         turn_id: String,
     },
+    /// Hooks are about to run on an event (sent only when some are registered on it); the
+    /// matching [`TurnEvent::Fired`] follows when they are done.
+    Firing {
+        /// The event.
+        event: Event,
+        /// The tool, for tool events.
+        tool_name: Option<String>,
+    },
     /// An event was fired (or reached with no hooks).
     Fired(FiredEvent),
+    /// A request went to the model; the answer (or the failure) comes next.
+    ModelRequested {
+        /// The round of the turn.
+        round: u32,
+        /// `reply` (the turn's own request) or `summary` (auto compaction).
+        purpose: &'static str,
+    },
     /// A hook's `system_message`, or a notice of the loop.
     Notice(String),
     /// A tool is about to run.

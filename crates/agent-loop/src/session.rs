@@ -2,19 +2,22 @@
 //! saving and restoring (with re-approval of session hooks); cancelling and steering a turn.
 
 use std::{
-    collections::VecDeque,
+    collections::{BTreeSet, VecDeque},
     fmt,
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{Arc, Mutex},
 };
 
-use hook_core::{Decision, Engine};
+use hook_core::Engine;
 use hook_protocol::{ChatMessage, Context, Event, Meta};
+use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::{
     Agent, FiredEvent, MediaStore, TurnEvent, TurnReport,
+    approval::Verdict,
     tools::{REGISTER_HOOK, SessionHookDef, SessionHooks, ToolContext},
+    transcript::Transcript,
 };
 
 /// What a session starts with.
@@ -24,12 +27,21 @@ pub struct SessionConfig {
     pub id: String,
     /// The working directory: file tools stay inside it, bash runs there, hooks see it as `cwd`.
     pub cwd: PathBuf,
+    /// Where the transcript is written (JSON lines in Claude Code's shape, appended); hooks
+    /// read it as `transcript_path`. `None`: no transcript.
+    pub transcript_path: Option<PathBuf>,
 }
 
 impl SessionConfig {
-    /// A session `id` working in `cwd`.
+    /// A session `id` working in `cwd`, without a transcript.
     pub fn new(id: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
-        SessionConfig { id: id.into(), cwd: cwd.into() }
+        SessionConfig { id: id.into(), cwd: cwd.into(), transcript_path: None }
+    }
+
+    /// Writes the transcript to `path` (see [`crate::transcript`]).
+    pub fn transcript(mut self, path: impl Into<PathBuf>) -> Self {
+        self.transcript_path = Some(path.into());
+        self
     }
 }
 
@@ -142,6 +154,14 @@ pub struct Session {
     pub(crate) last_report: Option<TurnReport>,
     pub(crate) started: Option<FiredEvent>,
     pub(crate) is_closed: bool,
+    pub(crate) transcript: Option<Transcript>,
+    pub(crate) transcript_path: Option<PathBuf>,
+    /// A notice for the next turn (the session could not report it when it started).
+    pub(crate) pending_notice: Option<String>,
+    /// Tools the person answered "always" for.
+    pub(crate) always_allowed: BTreeSet<String>,
+    /// `startup`, or `resume` for a restored session (`source` of `session_start`).
+    pub(crate) source: &'static str,
 }
 
 impl fmt::Debug for Session {
@@ -157,14 +177,29 @@ impl fmt::Debug for Session {
 
 impl Agent {
     /// Starts a session; fires `session_start` (awaited, bounded by the engine's deadlines).
+    ///
+    /// With a transcript path, the file is opened (created) first; when that fails the session
+    /// runs without one and says so in a notice of its first turn.
     pub async fn session(&self, config: SessionConfig) -> Session {
         let mut session = Session::new(self, config.id, config.cwd, Vec::new(), 0);
+        session.open_transcript(config.transcript_path);
         session.started = Some(session.fire_session_event(Event::SessionStart).await);
         session
     }
 }
 
 impl Session {
+    fn open_transcript(&mut self, path: Option<PathBuf>) {
+        let Some(path) = path else { return };
+        match Transcript::open(&path, &self.id, &self.cwd) {
+            Ok(transcript) => self.transcript = Some(transcript),
+            Err(err) => {
+                self.pending_notice = Some(format!("cannot write the transcript {}: {err}", path.display()));
+            }
+        }
+        self.transcript_path = Some(path);
+    }
+
     fn new(agent: &Agent, id: String, cwd: PathBuf, history: Vec<ChatMessage>, n_turns: u64) -> Self {
         let hooks = SessionHooks::new(agent.inner.engine.clone(), agent.inner.model.clone(), &id);
         Session {
@@ -180,23 +215,40 @@ impl Session {
             last_report: None,
             started: None,
             is_closed: false,
+            transcript: None,
+            transcript_path: None,
+            pending_notice: None,
+            always_allowed: BTreeSet::new(),
+            source: "startup",
         }
     }
 
-    /// Restores a saved session: fires `session_start`, then asks `approve_tool` again (tool
-    /// `register_hook`, the registration as arguments) for each saved session hook; approved
-    /// hooks are re-armed, denied ones dropped.
+    /// Restores a saved session: fires `session_start` (`source: resume`), then asks for each
+    /// saved session hook again: `approve_tool` (tool `register_hook`, the registration as
+    /// arguments), then the agent's [`crate::ApprovalPolicy`] as for any call of
+    /// `register_hook`. Approved hooks are re-armed, the others dropped.
     pub async fn restore(agent: &Agent, state: SessionState) -> (Session, RestoreReport) {
+        Session::restore_with(agent, state, None).await
+    }
+
+    /// [`Session::restore`], appending to the transcript at `transcript_path`.
+    pub async fn restore_with(
+        agent: &Agent,
+        state: SessionState,
+        transcript_path: Option<PathBuf>,
+    ) -> (Session, RestoreReport) {
         let mut session = Session::new(agent, state.id, state.cwd, state.history, state.n_turns);
+        session.source = "resume";
+        session.open_transcript(transcript_path);
         session.started = Some(session.fire_session_event(Event::SessionStart).await);
         let mut report = RestoreReport { rearmed: Vec::new(), dropped: Vec::new() };
         for def in state.hooks {
+            let arguments = def.to_arguments().to_string();
             let mut context = session.base_context(None, "session.restore.approve");
             context.tool_name = Some(REGISTER_HOOK.to_owned());
-            context.tool_arguments = Some(def.to_arguments().to_string());
+            context.tool_arguments = Some(arguments.clone());
             let outcome = agent.inner.engine.fire(Event::ApproveTool, &mut context).await;
-            if outcome.decision != Decision::Approved {
-                let reason = outcome.reason.unwrap_or_else(|| "denied by approval hook".to_owned());
+            if let Verdict::Refuse(reason, _) = session.decide(REGISTER_HOOK, &arguments, None, None, &outcome).await {
                 report.dropped.push((def, reason));
                 continue;
             }
@@ -233,6 +285,11 @@ impl Session {
     /// The working directory.
     pub fn cwd(&self) -> &std::path::Path {
         &self.cwd
+    }
+
+    /// The transcript file, when the session writes one.
+    pub fn transcript_path(&self) -> Option<&Path> {
+        self.transcript_path.as_deref()
     }
 
     /// The conversation so far (no system message).
@@ -294,14 +351,38 @@ impl Session {
         fired
     }
 
-    /// The context every event starts from: session, directory and metadata.
+    /// The context every event starts from: session, directory, metadata, and what hooks of the
+    /// Claude Code family read besides (`transcript_path`, `permission_mode`).
     pub(crate) fn base_context(&self, turn: Option<(&str, u32)>, trace_path: &str) -> Context {
+        let mut extra = serde_json::Map::new();
+        if let Some(path) = &self.transcript_path {
+            extra.insert("transcript_path".into(), Value::String(path.to_string_lossy().into_owned()));
+        }
+        extra.insert("permission_mode".into(), Value::String("default".into()));
         Context {
             session_id: Some(self.id.clone()),
             cwd: Some(self.cwd.to_string_lossy().into_owned()),
             meta: Some(self.meta(turn, trace_path)),
+            extra,
             ..Context::default()
         }
+    }
+
+    /// Adds `message` to the conversation, writing its transcript line first.
+    pub(crate) fn record(&mut self, message: ChatMessage) {
+        self.record_with(message, false, None);
+    }
+
+    /// [`Session::record`] for a tool message: whether it failed, and its structured response.
+    pub(crate) fn record_with(&mut self, message: ChatMessage, is_error: bool, response: Option<&Value>) {
+        if let Some(transcript) = &mut self.transcript
+            && let Err(err) = transcript.append(&message, is_error, response)
+        {
+            let text = format!("cannot write the transcript {}: {err}; it stops here", transcript.path().display());
+            self.transcript = None;
+            self.emit(&TurnEvent::Notice(text));
+        }
+        self.history.push(message);
     }
 
     pub(crate) fn meta(&self, turn: Option<(&str, u32)>, trace_path: &str) -> Meta {
@@ -342,6 +423,11 @@ impl Session {
             let mut context = self.base_context(None, path);
             context.messages = Some(self.history.clone());
             context.model = Some(self.agent.inner.model.model_name().to_owned());
+            if event == Event::SessionStart {
+                context.extra.insert("source".into(), Value::String(self.source.into()));
+            } else {
+                context.extra.insert("reason".into(), Value::String("other".into()));
+            }
             engine.fire(event, &mut context).await
         } else {
             hook_core::FireOutcome::empty(event)

@@ -4,13 +4,15 @@
 
 use std::time::Instant;
 
-use hook_core::{Decision, Field, FireOutcome, ObserverEvent};
+use hook_core::{Decision, Field, FireOutcome, ObserverEvent, Permission};
 use hook_llm::{ChatRequest, Usage};
 use hook_protocol::{ChatMessage, ContentPart, Context, Event, MessageContent, Role, ToolCall, ToolResult};
 use serde_json::{Value, json};
 
 use crate::{
-    FiredEvent, Session, ToolRecord, TurnError, TurnEvent, TurnReport, TurnStatus,
+    ApprovalAnswer, ApprovalPolicy, ApprovalRequest, DEFERRED_BY_HOOK, DENIED_BY_USER, DENIED_NOT_APPROVED, FiredEvent,
+    Session, ToolOutput, ToolRecord, TurnError, TurnEvent, TurnReport, TurnStatus,
+    approval::Verdict,
     compaction::{MICRO_MAX_CHARS, estimate_tokens, micro_compact, split_point, summary_request, with_summary},
     session::{Interrupt, hard_requested},
 };
@@ -36,7 +38,7 @@ pub const SKIPPED_STEERING: &str = "Skipped due to queued user message.";
 pub const NOT_EXECUTED: &str = "Tool call not executed: the turn ended before it ran.";
 
 /// `<prefix>: <reason>`, or the prefix alone when there is no reason.
-fn with_reason(prefix: &str, reason: Option<&str>) -> String {
+pub(crate) fn with_reason(prefix: &str, reason: Option<&str>) -> String {
     match reason.map(str::trim).filter(|r| !r.is_empty()) {
         Some(reason) => format!("{prefix}: {reason}"),
         None => prefix.to_owned(),
@@ -52,6 +54,8 @@ pub(crate) struct TurnState {
     /// `additional_context` collected this turn; appended to the system prompt.
     extra_context: Vec<String>,
     n_retries: u32,
+    /// A `stop` hook blocked (asked for another round) in this turn: `stop_hook_active`.
+    is_stop_blocked: bool,
     is_graceful_noticed: bool,
     started: Instant,
 }
@@ -105,17 +109,15 @@ fn tool_message(call_id: &str, content: impl Into<String>) -> ChatMessage {
     message
 }
 
-/// Answers the tool calls of the last assistant message that have no tool message yet, so the
-/// conversation stays valid for the next request after a turn that ended early.
-fn repair_tool_calls(history: &mut Vec<ChatMessage>) {
-    let Some(idx) = history.iter().rposition(|m| m.role == Role::Assistant) else { return };
-    let Some(calls) = history[idx].tool_calls.clone() else { return };
-    for call in calls {
-        let is_answered = history[idx + 1..].iter().any(|m| m.tool_call_id.as_deref() == Some(call.id.as_str()));
-        if !is_answered {
-            history.push(tool_message(&call.id, NOT_EXECUTED));
-        }
-    }
+/// The tool calls of the last assistant message that have no tool message yet.
+fn unanswered_calls(history: &[ChatMessage]) -> Vec<String> {
+    let Some(idx) = history.iter().rposition(|m| m.role == Role::Assistant) else { return Vec::new() };
+    let Some(calls) = &history[idx].tool_calls else { return Vec::new() };
+    calls
+        .iter()
+        .filter(|call| !history[idx + 1..].iter().any(|m| m.tool_call_id.as_deref() == Some(call.id.as_str())))
+        .map(|call| call.id.clone())
+        .collect()
 }
 
 fn nanos(duration: std::time::Duration) -> u64 {
@@ -144,10 +146,14 @@ impl Session {
             user_input: user_input.clone(),
             extra_context: Vec::new(),
             n_retries: 0,
+            is_stop_blocked: false,
             is_graceful_noticed: false,
             started: Instant::now(),
         };
         self.emit(&TurnEvent::TurnStarted { turn_id });
+        if let Some(text) = self.pending_notice.take() {
+            self.notice(&mut st, text);
+        }
         self.notify(&st, "turn_start", json!({"UserMessage": user_input, "MediaCount": 0}));
         let result = {
             let run = self.run_turn(&mut st);
@@ -170,7 +176,12 @@ impl Session {
         };
         match &result {
             Err(TurnError::Cancelled | TurnError::HardAborted { .. }) => self.history = snapshot,
-            Err(_) => repair_tool_calls(&mut self.history),
+            // Answer the calls left open, so the conversation stays valid for the next request.
+            Err(_) => {
+                for id in unanswered_calls(&self.history) {
+                    self.record_with(tool_message(&id, NOT_EXECUTED), true, None);
+                }
+            }
             Ok(()) => {}
         }
         // A model failure was already reported with stage `llm`.
@@ -217,6 +228,7 @@ impl Session {
         let (out, ctx) = if engine.has_hooks_for(event) {
             let mut ctx = self.base_context(Some((&st.turn_id, st.round)), trace_path);
             fill(&mut ctx);
+            self.emit(&TurnEvent::Firing { event, tool_name: tool.map(str::to_owned) });
             let out = engine.fire(event, &mut ctx).await;
             (out, Some(ctx))
         } else {
@@ -291,7 +303,7 @@ impl Session {
         if let Some(text) = fired.changed(Field::UserInput, |c| c.user_input.clone()) {
             st.user_input = text;
         }
-        self.history.push(ChatMessage::text(Role::User, st.user_input.clone()));
+        self.record(ChatMessage::text(Role::User, st.user_input.clone()));
         let user_input = st.user_input.clone();
         self.fire(st, Event::PostSendMessage, "turn.message.after", None, |ctx| {
             ctx.user_input = Some(user_input);
@@ -332,7 +344,7 @@ impl Session {
             match self.run_tools(st, &calls).await? {
                 BatchEnd::Continue => st.round += 1,
                 BatchEnd::Handled => {
-                    self.history.push(ChatMessage::text(Role::Assistant, RESPONSE_DELIVERED));
+                    self.record(ChatMessage::text(Role::Assistant, RESPONSE_DELIVERED));
                     st.report.reply.clear();
                     st.report.status = TurnStatus::ResponseHandled;
                     return Ok(());
@@ -376,7 +388,7 @@ impl Session {
         );
         let count = messages.len();
         for message in messages {
-            self.history.push(ChatMessage::text(Role::User, message));
+            self.record(ChatMessage::text(Role::User, message));
         }
         self.notify(st, "steering_injected", json!({"Count": count, "TotalContentLen": total}));
         self.emit(&TurnEvent::SteeringInjected { count });
@@ -409,6 +421,8 @@ impl Session {
         }
         let fired = self
             .fire(st, Event::PreAutoCompact, "turn.compact.auto.before", None, |ctx| {
+                ctx.extra.insert("trigger".into(), json!("auto"));
+                ctx.extra.insert("custom_instructions".into(), json!(""));
                 ctx.messages = Some(self.history.clone());
                 ctx.system_prompt = Some(system_prompt.clone());
                 ctx.model = Some(model_name.clone());
@@ -423,6 +437,7 @@ impl Session {
         }
         let mut request = summary_request(&self.history[..split], &fired.out.effects.additional_context);
         request.timeout = self.agent.inner.model_timeout;
+        self.emit(&TurnEvent::ModelRequested { round: st.round, purpose: "summary" });
         let response = match self.agent.inner.model.complete(request).await {
             Ok(response) => response,
             Err(err) => {
@@ -486,7 +501,9 @@ impl Session {
             options = map;
         }
         let Fired { out, .. } = fired;
-        self.history.extend(out.effects.inject_messages);
+        for message in out.effects.inject_messages {
+            self.record(message);
+        }
         for text in out.effects.additional_context {
             if st.add_context(&text) {
                 system_prompt.push_str("\n\n");
@@ -517,6 +534,7 @@ impl Session {
             timeout: inner.model_timeout,
         };
         st.report.rounds += 1;
+        self.emit(&TurnEvent::ModelRequested { round: st.round, purpose: "reply" });
         let response = match inner.model.complete(request).await {
             Ok(response) => response,
             Err(source) => {
@@ -548,7 +566,7 @@ impl Session {
                 && st.n_retries < inner.retry_feedback_cap
             {
                 st.n_retries += 1;
-                self.history.push(ChatMessage::text(Role::User, feedback));
+                self.record(ChatMessage::text(Role::User, feedback));
                 return Ok(None);
             }
             return Err(TurnError::Stopped { event: Event::PostLlmResponse, reason: fired.out.reason.clone() });
@@ -566,7 +584,7 @@ impl Session {
             }
             assistant.tool_calls = Some(calls.clone());
         }
-        self.history.push(assistant);
+        self.record(assistant);
         if !content.is_empty() {
             self.emit(&TurnEvent::AssistantText(content.clone()));
         }
@@ -577,8 +595,10 @@ impl Session {
     async fn fire_stop(&mut self, st: &mut TurnState, content: &str) -> Result<bool, TurnError> {
         let system_prompt = self.system_prompt(st);
         let model = self.agent.inner.model.model_name().to_owned();
+        let is_stop_blocked = st.is_stop_blocked;
         let fired = self
             .fire(st, Event::Stop, "turn.stop", None, |ctx| {
+                ctx.extra.insert("stop_hook_active".into(), json!(is_stop_blocked));
                 // j-cli puts the final reply in `user_input` on `stop`, and hooks written for it
                 // read it there; `assistant_output` carries it too.
                 ctx.user_input = Some(content.to_owned());
@@ -593,7 +613,8 @@ impl Session {
             let cap = self.agent.inner.retry_feedback_cap;
             if st.n_retries < cap {
                 st.n_retries += 1;
-                self.history.push(ChatMessage::text(Role::User, feedback));
+                st.is_stop_blocked = true;
+                self.record(ChatMessage::text(Role::User, feedback));
                 return Ok(true);
             }
             self.notice(st, format!("retry_feedback ignored: this turn already had {cap} feedback rounds (the cap)"));
@@ -641,7 +662,7 @@ impl Session {
         parts.extend(attachments);
         let mut message = ChatMessage::text(Role::User, String::new());
         message.content = Some(MessageContent::Parts(parts));
-        self.history.push(message);
+        self.record(message);
     }
 
     /// A call that does not run: tool message, `tool_exec_skipped`, record.
@@ -656,7 +677,7 @@ impl Session {
     ) {
         self.notify(st, "tool_exec_skipped", json!({"Tool": name, "Reason": text}));
         self.emit(&TurnEvent::ToolSkipped { name: name.to_owned(), reason: text.to_owned() });
-        self.history.push(tool_message(&call.id, text));
+        self.record_with(tool_message(&call.id, text), true, None);
         st.report.tools.push(ToolRecord {
             name: name.to_owned(),
             arguments: args.to_owned(),
@@ -691,6 +712,8 @@ impl Session {
             args = text;
         }
         Self::check_abort(Event::PreToolExecution, &fired.out)?;
+        let pre_permission = fired.out.permission;
+        let pre_reason = fired.out.reason.clone();
         match fired.out.decision {
             Decision::Stop => {
                 return Err(TurnError::Stopped { event: Event::PreToolExecution, reason: fired.out.reason.clone() });
@@ -714,7 +737,7 @@ impl Session {
                     .await;
                 Self::check_abort(Event::PostToolExecutionFailure, &failed.out)?;
                 let content = failed.changed(Field::ToolError, |c| c.tool_error.clone()).unwrap_or(text);
-                self.history.push(tool_message(&call.id, content.clone()));
+                self.record_with(tool_message(&call.id, content.clone()), true, None);
                 st.report.tools.push(ToolRecord {
                     name,
                     arguments: args,
@@ -731,7 +754,8 @@ impl Session {
                     self.notify(st, "tool_exec_start", json!({"Tool": name, "Arguments": arguments_value(&args)}));
                     self.emit(&TurnEvent::ToolStarted { name: name.clone(), arguments: args.clone() });
                     self.notify_exec_end(st, &name, std::time::Duration::ZERO, &result);
-                    return Ok(self.finish_call(st, call, (name, args), result, "responded", attachments));
+                    let output = ToolOutput { result, response: None };
+                    return Ok(self.finish_call(st, call, (name, args), output, "responded", attachments));
                 }
                 self.notice(st, format!("a hook answered `respond` for `{name}` without a result; the tool runs"));
             }
@@ -745,17 +769,18 @@ impl Session {
                 ctx.tool_call_id = Some(call.id.clone());
             })
             .await;
-        // Fail closed: only an explicit approval (or no objection) lets the call run.
-        if approval.out.decision != Decision::Approved {
-            let text = with_reason(DENIED_BY_APPROVAL, approval.out.reason.as_deref());
-            self.skip_call(st, call, &name, &args, &text, "approval_denied");
+        // Fail closed: a denial refuses; then an explicit approval, a hook's permission, a
+        // read-only tool, or the approval policy (see `crate::approval`).
+        let verdict = self.decide(&name, &args, pre_permission, pre_reason.as_deref(), &approval.out).await;
+        if let Verdict::Refuse(text, outcome) = verdict {
+            self.skip_call(st, call, &name, &args, &text, outcome);
             return Ok(false);
         }
 
         self.notify(st, "tool_exec_start", json!({"Tool": name, "Arguments": arguments_value(&args)}));
         self.emit(&TurnEvent::ToolStarted { name: name.clone(), arguments: args.clone() });
         let started = Instant::now();
-        let mut result = self.execute_tool(&name, &args).await;
+        let ToolOutput { mut result, response } = self.execute_tool(&name, &args).await;
         let duration = started.elapsed();
 
         if result.is_error() {
@@ -781,6 +806,10 @@ impl Session {
                     ctx.tool_call_id = Some(call.id.clone());
                     ctx.tool_result = Some(result.clone());
                     ctx.duration_ns = Some(nanos(duration));
+                    // Where Claude Code's hooks read the structured response.
+                    if let Some(response) = &response {
+                        ctx.extra.insert("tool_response".into(), response.clone());
+                    }
                 })
                 .await;
             Self::check_abort(Event::PostToolExecution, &done.out)?;
@@ -789,7 +818,78 @@ impl Session {
             }
         }
         self.notify_exec_end(st, &name, duration, &result);
-        Ok(self.finish_call(st, call, (name, args), result, "executed", attachments))
+        let output = ToolOutput { result, response };
+        Ok(self.finish_call(st, call, (name, args), output, "executed", attachments))
+    }
+
+    /// Whether an approved (or unobjected) call may run: see [`crate::approval`]. `approval` is
+    /// the outcome of `approve_tool`; `pre_permission` and `pre_reason` come from
+    /// `pre_tool_execution`.
+    pub(crate) async fn decide(
+        &mut self,
+        name: &str,
+        args: &str,
+        pre_permission: Option<Permission>,
+        pre_reason: Option<&str>,
+        approval: &FireOutcome,
+    ) -> Verdict {
+        if approval.decision != Decision::Approved {
+            return Verdict::Refuse(with_reason(DENIED_BY_APPROVAL, approval.reason.as_deref()), "approval_denied");
+        }
+        if approval.permission == Some(Permission::Allow) {
+            return Verdict::Run("hook");
+        }
+        match pre_permission {
+            Some(Permission::Allow) => return Verdict::Run("hook"),
+            Some(Permission::Defer) => return Verdict::Refuse(with_reason(DEFERRED_BY_HOOK, pre_reason), "deferred"),
+            Some(Permission::Ask) => return self.ask_person(name, args, true, pre_reason).await,
+            // A permission this loop does not know yet decides nothing.
+            _ => {}
+        }
+        let is_read_only = self.agent.inner.tools.get(name).is_none_or(|tool| tool.is_read_only());
+        if is_read_only {
+            return Verdict::Run("read-only");
+        }
+        if self.always_allowed.contains(name) {
+            return Verdict::Run("user");
+        }
+        match &self.agent.inner.approval {
+            ApprovalPolicy::AllowAll => Verdict::Run("policy"),
+            ApprovalPolicy::Allow(tools) if tools.contains(name) => Verdict::Run("policy"),
+            ApprovalPolicy::Allow(_) | ApprovalPolicy::DenyUnlessHookApproves => {
+                Verdict::Refuse(DENIED_NOT_APPROVED.to_owned(), "not_approved")
+            }
+            ApprovalPolicy::Ask(_) => self.ask_person(name, args, false, None).await,
+        }
+    }
+
+    /// Asks the policy's asker about a call; no asker (or no answer) refuses.
+    async fn ask_person(&mut self, name: &str, args: &str, is_forced: bool, reason: Option<&str>) -> Verdict {
+        let not_approved = || {
+            let text = match reason {
+                Some(reason) if is_forced => format!("{DENIED_NOT_APPROVED} (a hook asked for confirmation: {reason})"),
+                _ if is_forced => format!("{DENIED_NOT_APPROVED} (a hook asked for confirmation)"),
+                _ => DENIED_NOT_APPROVED.to_owned(),
+            };
+            Verdict::Refuse(text, "not_approved")
+        };
+        let Some(asker) = self.agent.inner.approval.asker().cloned() else { return not_approved() };
+        let request = ApprovalRequest {
+            session_id: self.id.clone(),
+            tool_name: name.to_owned(),
+            arguments: args.to_owned(),
+            is_forced,
+            reason: reason.map(str::to_owned),
+        };
+        match asker.ask(&request).await {
+            ApprovalAnswer::Yes => Verdict::Run("user"),
+            ApprovalAnswer::Always => {
+                self.always_allowed.insert(name.to_owned());
+                Verdict::Run("user")
+            }
+            ApprovalAnswer::No => Verdict::Refuse(DENIED_BY_USER.to_owned(), "user_denied"),
+            ApprovalAnswer::Unanswered => not_approved(),
+        }
     }
 
     fn notify_exec_end(&self, st: &TurnState, name: &str, duration: std::time::Duration, result: &ToolResult) {
@@ -808,20 +908,21 @@ impl Session {
     }
 
     /// Runs the registered tool `name`; unknown tools and invalid arguments are error results.
-    async fn execute_tool(&self, name: &str, args: &str) -> ToolResult {
+    async fn execute_tool(&self, name: &str, args: &str) -> ToolOutput {
         let Some(tool) = self.agent.inner.tools.get(name) else {
             let known: Vec<&str> = self.agent.inner.tools.names().collect();
-            return ToolResult::error(format!(
+            return ToolOutput::from(ToolResult::error(format!(
                 "unknown tool `{name}`; the tools are: {}. (A tool a hook added in pre_llm_request must be answered by that hook with `respond`.)",
                 known.join(", ")
-            ));
+            )));
         };
         let text = if args.trim().is_empty() { "{}" } else { args };
         match serde_json::from_str::<Value>(text) {
-            Ok(value) => tool.execute(value, &self.tool_context()).await,
-            Err(err) => {
-                ToolResult::error(format!("{name}: the arguments are not valid JSON ({err}); they were: {args}"))
-            }
+            Ok(value) => tool.execute_structured(value, &self.tool_context()).await,
+            Err(err) => ToolResult::error(format!(
+                "{name}: the arguments are not valid JSON ({err}); they were: {args}"
+            ))
+            .into(),
         }
     }
 
@@ -832,10 +933,11 @@ impl Session {
         st: &mut TurnState,
         call: &ToolCall,
         (name, args): (String, String),
-        mut result: ToolResult,
+        output: ToolOutput,
         outcome: &'static str,
         attachments: &mut Vec<ContentPart>,
     ) -> bool {
+        let ToolOutput { mut result, response } = output;
         self.emit(&TurnEvent::ToolFinished { name: name.clone(), result: result.clone() });
         let mut content = result.for_llm.clone();
         let mut items = Vec::new();
@@ -884,7 +986,7 @@ impl Session {
         {
             st.report.for_user.push(text.to_owned());
         }
-        self.history.push(tool_message(&call.id, content.clone()));
+        self.record_with(tool_message(&call.id, content.clone()), result.is_error(), response.as_ref());
         st.report.tools.push(ToolRecord {
             name,
             arguments: args,

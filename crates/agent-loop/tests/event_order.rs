@@ -45,7 +45,7 @@ async fn a_turn_with_two_tool_calls_fires_every_event_in_order() {
     assert_eq!(llm[0].system_prompt.as_deref(), Some("You are a test agent."));
     assert_eq!(llm[0].model.as_deref(), Some("scripted-model"));
     let tool_names: Vec<String> = llm[0].tools.iter().flatten().map(|t| t.name().to_owned()).collect();
-    assert!(tool_names.contains(&"bash".to_owned()) && tool_names.contains(&"register_hook".to_owned()));
+    assert!(tool_names.contains(&"Bash".to_owned()) && tool_names.contains(&"register_hook".to_owned()));
     assert_eq!(llm[1].messages.as_ref().unwrap().len(), 4, "user, assistant with calls, two tool results");
 
     let before = seen.contexts(Event::PreToolExecution);

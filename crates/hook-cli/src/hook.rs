@@ -2,25 +2,43 @@
 //! hook input on stdin, fires the event through every configured hook of every dialect, and
 //! answers with the exit code, stdout and stderr from which the agent concludes the combined
 //! decision.
+//!
+//! When the project's daemon (`hookwire serve`) runs, the event is fired there, through hooks
+//! that stay up between calls; a configuration with a process hook starts the daemon on first
+//! use. Otherwise, and whenever the daemon cannot answer, the event is fired in this process.
+//! Both paths compute the answer with the same functions of this module.
 
 use std::{
+    collections::BTreeMap,
     io::{Read, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
 };
 
 use clap::Args;
 use hook_core::{
-    Action,
+    Action, Context, Engine,
     agent::{BridgeAnswer, answer_as, context_from_input, failure_answer},
     capability,
     config::ConfigSource,
 };
-use hook_protocol::{Agent, Event, serde_json};
+use hook_protocol::{
+    Agent, Event,
+    daemon::{FireParams, Method, Selection, codes},
+    serde_json::{self, Value},
+};
 
-use crate::{ConfigArgs, discover, engine};
+use crate::{
+    ConfigArgs,
+    daemon::{self, ConnectError},
+    discover,
+    engine::{self, LoadedConfig},
+};
 
 /// The largest hook input read from stdin.
 const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// Environment variables a bridge call hands the daemon (see [`Selection::env`]).
+pub(crate) const CALL_ENV: [&str; 3] = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CLAUDE_ENV_FILE"];
 
 #[derive(Debug, Args)]
 pub(crate) struct HookArgs {
@@ -32,15 +50,24 @@ pub(crate) struct HookArgs {
     settings: Vec<PathBuf>,
     #[command(flatten)]
     config: ConfigArgs,
+    /// Fire in this process, never through the project's daemon (also `HOOKWIRE_NO_DAEMON=1`).
+    #[arg(long)]
+    no_daemon: bool,
 }
 
-/// The project directory the agent names (`CLAUDE_PROJECT_DIR`, Gemini's `GEMINI_PROJECT_DIR`).
-fn project_dir(agent: Agent) -> Option<PathBuf> {
+/// The project directory the agent names (`CLAUDE_PROJECT_DIR`, Gemini's `GEMINI_PROJECT_DIR`),
+/// read through `var`.
+pub(crate) fn project_dir_in(agent: Agent, var: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let vars: &[&str] = match agent {
         Agent::Gemini => &["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
         Agent::Claude | Agent::Codex => &["CLAUDE_PROJECT_DIR"],
     };
-    vars.iter().find_map(|var| std::env::var_os(var).filter(|v| !v.is_empty())).map(PathBuf::from)
+    vars.iter().find_map(|name| var(name).filter(|v| !v.is_empty())).map(PathBuf::from)
+}
+
+/// The project directory of this process's environment.
+fn project_dir(agent: Agent) -> Option<PathBuf> {
+    project_dir_in(agent, |name| std::env::var(name).ok())
 }
 
 fn write_answer(answer: &BridgeAnswer) -> u8 {
@@ -55,7 +82,7 @@ fn write_answer(answer: &BridgeAnswer) -> u8 {
 
 /// A blocking answer for `event` when the bridge cannot run the hooks at all: a guard that
 /// cannot load must not let the action through.
-fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer {
+pub(crate) fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer {
     let cap = capability(event);
     let blocks = cap.allows(Action::DenyTool) || cap.allows(Action::Stop) || cap.is_approval;
     if !blocks {
@@ -70,9 +97,194 @@ fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer {
         hook_core::Decision::Stop
     };
     outcome.reason = Some(reason.clone());
-    let mut answer = answer_as(agent, event, &outcome, &hook_core::Context::default());
+    let mut answer = answer_as(agent, event, &outcome, &Context::default());
     answer.stderr = format!("hookwire: {reason}\n");
     answer
+}
+
+/// The answer when no hook runs on the event.
+pub(crate) fn no_decision() -> BridgeAnswer {
+    BridgeAnswer { exit_code: 0, stdout: String::new(), stderr: String::new() }
+}
+
+/// `answer` with `notes` (warnings about the configuration) before its own stderr.
+pub(crate) fn with_notes(notes: &str, mut answer: BridgeAnswer) -> BridgeAnswer {
+    answer.stderr.insert_str(0, notes);
+    answer
+}
+
+/// `path`, relative to `cwd` when not absolute.
+pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) }
+}
+
+/// The sources of a bridge call: hookwire's configuration (without `agent`'s own settings
+/// files, which the agent runs itself) and each `--settings` file; `Err` names a `--settings`
+/// file that does not exist.
+pub(crate) fn bridge_sources(
+    agent: Agent,
+    settings: &[PathBuf],
+    configs: &[PathBuf],
+    no_default_config: bool,
+    cwd: &Path,
+) -> Result<Vec<ConfigSource>, String> {
+    let mut sources = discover::discover_except(configs, no_default_config, cwd, Some(agent)).sources;
+    for path in settings {
+        let path = absolute(path, cwd);
+        if !path.is_file() {
+            return Err(format!("--settings {}: no such file", path.display()));
+        }
+        sources.push(ConfigSource::agent(path, hook_core::Level::User, agent));
+    }
+    Ok(sources)
+}
+
+/// Loads the configuration of a bridge call; `Err` is a reason to refuse the call.
+pub(crate) fn load_bridge(
+    agent: Agent,
+    settings: &[PathBuf],
+    configs: &[PathBuf],
+    no_default_config: bool,
+    cwd: &Path,
+) -> Result<LoadedConfig, String> {
+    let sources = bridge_sources(agent, settings, configs, no_default_config, cwd)?;
+    let mut loaded = engine::load_sources(&sources);
+    loaded.errors.splice(0..0, engine::missing_configs(configs, cwd));
+    Ok(loaded)
+}
+
+/// The warnings of `loaded`, one `hookwire: warning:` line each, as the bridge writes them on
+/// stderr before its answer.
+pub(crate) fn notes_of(loaded: &LoadedConfig) -> String {
+    let mut notes = String::new();
+    for warning in &loaded.warnings {
+        notes.push_str(&format!("hookwire: warning: {warning}\n"));
+    }
+    for untrusted in &loaded.untrusted {
+        notes.push_str(&format!(
+            "hookwire: warning: {}: {}; {}\n",
+            untrusted.config.display(),
+            untrusted.reason,
+            untrusted.how_to_trust
+        ));
+    }
+    notes
+}
+
+/// Why `loaded` must not run: its configuration errors.
+pub(crate) fn load_problem(loaded: &LoadedConfig) -> Option<String> {
+    (!loaded.errors.is_empty()).then(|| format!("configuration error: {}", loaded.errors.join("; ")))
+}
+
+/// Whether a hook of `loaded` runs on `event`.
+pub(crate) fn is_relevant(specs: &[hook_core::HookSpec], event: Event) -> bool {
+    specs.iter().any(|spec| spec.events.contains(&event))
+}
+
+/// Whether `loaded` has a process hook, the kind a daemon keeps alive between calls.
+fn has_process_hooks(loaded: &LoadedConfig) -> bool {
+    loaded.specs.iter().any(|spec| spec.kind == "process" && spec.enabled)
+}
+
+/// Fires `event` through `engine` and answers as `agent`: the answer of both the in-process
+/// path and the daemon. The failures of single hooks go to stderr.
+pub(crate) async fn fire_bridge(
+    engine: &Engine,
+    agent: Agent,
+    event: Event,
+    mut context: Context,
+    cwd: &Path,
+) -> BridgeAnswer {
+    if context.cwd.is_none() {
+        context.cwd = Some(cwd.display().to_string());
+    }
+    let outcome = engine.fire(event, &mut context).await;
+    let mut lines = String::new();
+    for entry in &outcome.trace {
+        if let Some(error) = &entry.error {
+            lines.push_str(&format!("hookwire: {}: {}: {error}\n", entry.id, entry.outcome));
+        }
+    }
+    if let Some(id) = outcome.changed_by(hook_core::Field::ToolArguments) {
+        lines.push_str(&format!("hookwire: the tool input as rewritten by {id} stands\n"));
+    }
+    with_notes(&lines, answer_as(agent, event, &outcome, &context))
+}
+
+/// Whether this call may use the daemon.
+fn daemon_allowed(args: &HookArgs) -> bool {
+    let disabled = std::env::var("HOOKWIRE_NO_DAEMON").is_ok_and(|v| !v.is_empty() && v != "0");
+    !args.no_daemon && !disabled
+}
+
+/// The configuration of this call as the daemon reads it: absolute paths and the caller's
+/// environment.
+fn selection(args: &HookArgs, cwd: &Path) -> Selection {
+    let env: BTreeMap<String, String> = CALL_ENV
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()).map(|v| ((*name).to_owned(), v)))
+        .collect();
+    Selection {
+        agent: Some(args.agent),
+        settings: args.settings.iter().map(|p| absolute(p, cwd)).collect(),
+        configs: args.config.configs.iter().map(|p| absolute(p, cwd)).collect(),
+        no_default_config: args.config.no_default_config,
+        env,
+    }
+}
+
+/// The answer of the project's daemon, starting it when the configuration has a process hook.
+/// `None`: fire in this process (no daemon, or it could not answer); `loaded` then holds the
+/// configuration if this function had to read it.
+async fn through_daemon(
+    args: &HookArgs,
+    event: Event,
+    input: Value,
+    cwd: &Path,
+    loaded: &mut Option<Result<LoadedConfig, String>>,
+) -> Option<BridgeAnswer> {
+    let root = daemon::project_root(cwd);
+    let paths = daemon::paths_for(&root)?;
+    let mut stream = match daemon::connect(&paths).await {
+        Ok(stream) => stream,
+        Err(ConnectError::Unusable) => return None,
+        Err(ConnectError::NotRunning | ConnectError::Stale) => {
+            // No daemon: read the configuration to decide whether one is worth starting.
+            let read =
+                load_bridge(args.agent, &args.settings, &args.config.configs, args.config.no_default_config, cwd);
+            let worth_it = matches!(&read, Ok(l) if l.errors.is_empty() && has_process_hooks(l));
+            let relevant = matches!(&read, Ok(l) if is_relevant(&l.specs, event));
+            *loaded = Some(read);
+            if !worth_it || daemon::start(&paths, &root).is_err() || !relevant {
+                // A daemon started for a later event warms up while this one is answered here.
+                return None;
+            }
+            daemon::wait_for(&paths, daemon::START_DEADLINE).await?
+        }
+    };
+    let params = FireParams {
+        input: Some(input),
+        selection: selection(args, cwd),
+        cwd: Some(cwd.display().to_string()),
+        root: Some(root.display().to_string()),
+        build: Some(daemon::build_id().to_owned()),
+        ..FireParams::default()
+    };
+    let params = serde_json::to_value(&params).ok()?;
+    match daemon::call(&mut stream, Method::Fire, params).await {
+        Ok(result) => {
+            let result: hook_protocol::daemon::BridgeResult = serde_json::from_value(result).ok()?;
+            Some(BridgeAnswer { exit_code: result.exit_code, stdout: result.stdout, stderr: result.stderr })
+        }
+        Err(daemon::CallError::Rpc(error)) if error.code == codes::OTHER_BUILD => {
+            // hookwire was replaced while its daemon ran: retire the daemon; the next call starts
+            // one of this build.
+            drop(stream);
+            daemon::request_shutdown(&paths).await;
+            None
+        }
+        Err(_) => None,
+    }
 }
 
 pub(crate) async fn run(args: HookArgs) -> u8 {
@@ -81,65 +293,61 @@ pub(crate) async fn run(args: HookArgs) -> u8 {
     if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_string(&mut text) {
         return write_answer(&failure_answer(&format!("cannot read the hook input on stdin: {e}")));
     }
-    let input = match serde_json::from_str(&text) {
+    let input: Value = match serde_json::from_str(&text) {
         Ok(input) => input,
         Err(e) => return write_answer(&failure_answer(&format!("the hook input on stdin is not JSON: {e}"))),
     };
-    let (event, mut context) = match context_from_input(agent, input) {
+    let use_daemon = daemon_allowed(&args);
+    let kept_input = use_daemon.then(|| input.clone());
+    let (event, context) = match context_from_input(agent, input) {
         Ok(read) => read,
         Err(e) => return write_answer(&failure_answer(&e.to_string())),
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let project = project_dir(agent).or_else(|| context.cwd.as_ref().map(PathBuf::from)).unwrap_or_else(|| cwd.clone());
-    let mut sources =
-        discover::discover_except(&args.config.configs, args.config.no_default_config, &cwd, Some(agent)).sources;
-    for path in &args.settings {
-        let path = if path.is_absolute() { path.clone() } else { cwd.join(path) };
-        if !path.is_file() {
-            return write_answer(&refuse(agent, event, format!("--settings {}: no such file", path.display())));
-        }
-        sources.push(ConfigSource::agent(path, hook_core::Level::User, agent));
+    let mut loaded = None;
+    if let Some(input) = kept_input
+        && let Some(answer) = through_daemon(&args, event, input, &cwd, &mut loaded).await
+    {
+        return write_answer(&answer);
     }
-    let mut loaded = engine::load_sources(&sources);
-    loaded.errors.splice(0..0, engine::missing_configs(&args.config.configs, &cwd));
-    for warning in &loaded.warnings {
-        eprintln!("hookwire: warning: {warning}");
+    let loaded = match loaded {
+        Some(loaded) => loaded,
+        None => load_bridge(agent, &args.settings, &args.config.configs, args.config.no_default_config, &cwd),
+    };
+    in_process(agent, event, context, &cwd, loaded).await
+}
+
+/// Fires in this process: mounts the hooks, fires, answers, takes the hooks down.
+async fn in_process(
+    agent: Agent,
+    event: Event,
+    context: Context,
+    cwd: &Path,
+    loaded: Result<LoadedConfig, String>,
+) -> u8 {
+    let loaded = match loaded {
+        Ok(loaded) => loaded,
+        Err(reason) => return write_answer(&refuse(agent, event, reason)),
+    };
+    let notes = notes_of(&loaded);
+    if let Some(problem) = load_problem(&loaded) {
+        return write_answer(&with_notes(&notes, refuse(agent, event, problem)));
     }
-    for untrusted in &loaded.untrusted {
-        eprintln!(
-            "hookwire: warning: {}: {}; {}",
-            untrusted.config.display(),
-            untrusted.reason,
-            untrusted.how_to_trust
-        );
-    }
-    if !loaded.errors.is_empty() {
-        return write_answer(&refuse(agent, event, format!("configuration error: {}", loaded.errors.join("; "))));
-    }
-    let relevant = loaded.specs.iter().any(|spec| spec.events.contains(&event));
-    if !relevant {
+    if !is_relevant(&loaded.specs, event) {
         // Nothing to run: answer at once, with no runtime work beyond reading the input.
-        return write_answer(&BridgeAnswer { exit_code: 0, stdout: String::new(), stderr: String::new() });
+        return write_answer(&with_notes(&notes, no_decision()));
     }
-    if context.cwd.is_none() {
-        context.cwd = Some(cwd.display().to_string());
-    }
+    let project = project_dir(agent)
+        .or_else(|| context.cwd.as_ref().map(PathBuf::from))
+        .unwrap_or_else(|| cwd.to_path_buf());
     let engine = engine::engine_for(engine::lazy_model(None, None), Some(project));
     let errors = engine::mount(&engine, loaded.specs).await;
     if !errors.is_empty() {
         engine.shutdown().await;
-        return write_answer(&refuse(agent, event, format!("cannot start the hooks: {}", errors.join("; "))));
+        let reason = format!("cannot start the hooks: {}", errors.join("; "));
+        return write_answer(&with_notes(&notes, refuse(agent, event, reason)));
     }
-    let outcome = engine.fire(event, &mut context).await;
-    for entry in &outcome.trace {
-        if let Some(error) = &entry.error {
-            eprintln!("hookwire: {}: {}: {error}", entry.id, entry.outcome);
-        }
-    }
-    if let Some(id) = outcome.changed_by(hook_core::Field::ToolArguments) {
-        eprintln!("hookwire: the tool input as rewritten by {id} stands");
-    }
-    let answer = answer_as(agent, event, &outcome, &context);
+    let answer = with_notes(&notes, fire_bridge(&engine, agent, event, context, cwd).await);
     // The answer goes out before the hooks are shut down: the agent is waiting for it.
     let code = write_answer(&answer);
     engine.shutdown().await;

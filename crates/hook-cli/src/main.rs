@@ -18,11 +18,14 @@ macro_rules! outln {
 mod audit;
 mod chat;
 mod check;
+mod daemon;
 mod demo;
 mod discover;
 mod engine;
 mod fire;
 mod hook;
+mod install;
+mod serve;
 mod session;
 mod stats;
 mod transcript;
@@ -75,6 +78,11 @@ enum Command {
     /// Answer as one hook of Claude Code, Gemini CLI or Codex: read its hook input on stdin, run
     /// every configured hook, print the combined answer.
     Hook(hook::HookArgs),
+    /// Run the project's daemon: hooks stay up between `hookwire hook` calls, and any program
+    /// can fire events over its Unix socket (docs/daemon.md).
+    Serve(serve::ServeArgs),
+    /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
+    Install(install::InstallArgs),
     /// Read an audit log and print, per hook id, runs, outcomes and durations.
     Stats {
         /// The audit log (`--audit FILE` of `fire`).
@@ -178,6 +186,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Serve(args) = cli.command {
+        // The daemon handles SIGINT, SIGTERM and SIGHUP itself: it removes its socket, then
+        // takes its hooks down.
+        let code = runtime.block_on(serve::run(args));
+        drop(runtime);
+        return ExitCode::from(code);
+    }
     let code = runtime.block_on(async move {
         let command = async move {
             match cli.command {
@@ -188,6 +203,8 @@ fn main() -> ExitCode {
                 Command::Chat(args) => chat::run(args).await,
                 Command::Trust { list, revoke, dir } => trust::run(list, revoke, dir),
                 Command::Stats { file } => stats::run(&file),
+                Command::Install(args) => install::run(&args),
+                Command::Serve(args) => serve::run(args).await,
             }
         };
         // Hooks run in process groups of their own, so Ctrl-C does not reach them: on SIGINT,

@@ -18,6 +18,40 @@ pub trait ChatModel: Send + Sync + fmt::Debug {
     /// Sends one request and waits for the complete answer (no streaming).
     async fn complete(&self, request: ChatRequest) -> Result<ChatResponse, ModelError>;
 
+    /// Like [`complete`](Self::complete), but asks for a streamed answer and calls `on_delta`
+    /// with each piece as it arrives (text to print, tool-call pieces), in order; returns the
+    /// same complete [`ChatResponse`] as `complete` would.
+    ///
+    /// The default calls `complete` and then reports the whole answer at once: its text as one
+    /// [`StreamDelta::Text`] (when not empty), then each tool call as one
+    /// [`StreamDelta::ToolCall`]. [`OpenAiClient`](crate::OpenAiClient) streams for real
+    /// (`"stream": true`, server-sent events), and still works with a server that answers with
+    /// a plain completion instead.
+    ///
+    /// ```
+    /// # use hook_llm::{ChatModel, ChatRequest, StreamDelta};
+    /// # async fn print_as_it_arrives(model: &dyn ChatModel) -> Result<(), hook_llm::ModelError> {
+    /// let mut printed = String::new();
+    /// let response = model
+    ///     .complete_streaming(ChatRequest::default(), &mut |delta| {
+    ///         if let StreamDelta::Text(text) = delta {
+    ///             printed.push_str(&text); // a terminal would print and flush here
+    ///         }
+    ///     })
+    ///     .await?;
+    /// assert_eq!(printed, response.message.text_content());
+    /// # Ok(()) }
+    /// ```
+    async fn complete_streaming(
+        &self,
+        request: ChatRequest,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<ChatResponse, ModelError> {
+        let response = self.complete(request).await?;
+        report_whole(&response, on_delta);
+        Ok(response)
+    }
+
     /// The model used when a request names none.
     fn model_name(&self) -> &str;
 }
@@ -57,6 +91,47 @@ pub struct ChatResponse {
     pub finish_reason: Option<String>,
 }
 
+/// One piece of a streamed answer, passed to the `on_delta` callback of
+/// [`ChatModel::complete_streaming`] as it arrives.
+///
+/// Appending every `Text` in order gives the message's text; the `ToolCall` pieces of one
+/// `index`, appended in order, give that call's arguments. The final [`ChatResponse`] holds the
+/// assembled result (with ids given to calls that came without one), so only a caller that
+/// shows progress needs to look at deltas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamDelta {
+    /// Text to append to the assistant message.
+    Text(String),
+    /// A piece of tool call number `index` (0-based, in the order the model makes them).
+    ToolCall {
+        /// Which call this piece belongs to.
+        index: usize,
+        /// The call's id, when this piece carries it (usually only the first one does).
+        id: Option<String>,
+        /// The function's name, when this piece carries it (usually only the first one does).
+        name: Option<String>,
+        /// Text to append to the call's JSON arguments (possibly empty).
+        arguments: String,
+    },
+}
+
+/// Reports a complete answer through `on_delta`: the text as one delta, then each tool call as one.
+pub(crate) fn report_whole(response: &ChatResponse, on_delta: &mut (dyn FnMut(StreamDelta) + Send)) {
+    let text = response.message.text_content();
+    if !text.is_empty() {
+        on_delta(StreamDelta::Text(text));
+    }
+    for (index, call) in response.message.tool_calls.iter().flatten().enumerate() {
+        on_delta(StreamDelta::ToolCall {
+            index,
+            id: Some(call.id.clone()),
+            name: Some(call.function.name.clone()),
+            arguments: call.function.arguments.clone(),
+        });
+    }
+}
+
 /// Token counts of one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
@@ -69,6 +144,11 @@ pub struct Usage {
 }
 
 /// Why a chat model call failed.
+///
+/// When [`OpenAiClient`](crate::OpenAiClient) made more than one attempt, the error of the last
+/// one says how many: `Status`'s `body_head` and the `message` of the other variants end with
+/// `(gave up after N attempts)` (retries used up, or no time left for the next) or
+/// `(on attempt N)` (a failure that is not retried came after retried ones).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -77,10 +157,13 @@ pub enum ModelError {
     Status {
         /// The HTTP status code.
         status: u16,
-        /// The beginning of the response body, cut on a character boundary.
+        /// The beginning of the response body, cut on a character boundary; after retries,
+        /// followed by how many attempts were made.
         body_head: String,
     },
-    /// The call did not finish within its timeout.
+    /// The call did not finish within its timeout: the request's
+    /// [`timeout`](ChatRequest::timeout), or the client's own timeout for one attempt (for a
+    /// streamed answer: for the answer to begin, and for each chunk after the previous one).
     #[error("the model server did not answer within {}", fmt_duration(*after))]
     Timeout {
         /// The timeout that passed.
@@ -110,10 +193,11 @@ pub enum ModelError {
         /// The beginning of the body, cut on a character boundary.
         body_head: String,
     },
-    /// The HTTP client could not be created.
-    #[error("could not create the HTTP client: {message}")]
+    /// The client cannot make calls: the HTTP client could not be created, or no server is
+    /// configured (no `OPENAI_BASE_URL`). Nothing was sent.
+    #[error("{message}")]
     Client {
-        /// Why.
+        /// Why, as a sentence (e.g. `could not create the HTTP client: ...`).
         message: String,
     },
 }

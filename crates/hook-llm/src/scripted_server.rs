@@ -2,7 +2,9 @@
 //! that answers `/chat/completions` with a script of replies and records every request.
 //!
 //! It is not a model: it exists so tests, benchmarks and `hookwire demo` can drive the real
-//! [`OpenAiClient`](crate::OpenAiClient) over real HTTP without a network or a key.
+//! [`OpenAiClient`](crate::OpenAiClient) over real HTTP without a network or a key. It can
+//! answer with a plain completion, any status and headers ([`Reply::Http`]), or a stream of
+//! server-sent events ([`Reply::Stream`], with pauses between chunks).
 //!
 //! ```
 //! use hook_llm::{ChatModel, ChatRequest, OpenAiClient, OpenAiConfig, Reply, ScriptedServer};
@@ -37,6 +39,9 @@ use tokio::{
 };
 
 /// One scripted answer.
+///
+/// A request asking for a stream (`"stream": true`) still gets `Content` and `ToolCalls` as a
+/// plain completion, as servers that do not stream answer; only `Stream` answers with events.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// 200 with an assistant message whose content is this text (`finish_reason: stop`).
@@ -44,16 +49,79 @@ pub enum Reply {
     /// 200 with an assistant message making these tool calls, with optional content
     /// (`finish_reason: tool_calls`).
     ToolCalls(Vec<ToolCall>, Option<String>),
-    /// This HTTP status with this body, as written (e.g. `Status(500, "overloaded".into())`).
+    /// This HTTP status with this body, as written (e.g. `Status(500, "overloaded".into())`),
+    /// and the header `x-should-retry: false`: the failure a client reports, the script staying
+    /// one reply per request (a client honouring that header, as
+    /// [`OpenAiClient`](crate::OpenAiClient) does, does not retry it). Use [`Reply::Http`] for a
+    /// failure a client may retry.
     Status(u16, String),
+    /// This HTTP status, these headers (e.g. `Retry-After`) and this body, and nothing else
+    /// but `content-length`, `connection` and (unless given) `content-type`.
+    Http {
+        /// The status.
+        status: u16,
+        /// Header names and values, as written.
+        headers: Vec<(String, String)>,
+        /// The body.
+        body: String,
+    },
+    /// 200 `text/event-stream`: each chunk as it comes, then a usage chunk when the request
+    /// asked for one (`stream_options.include_usage`), then `data: [DONE]`.
+    Stream(Vec<StreamChunk>),
     /// Waits, then answers with the inner reply.
     Delay(Duration, Box<Reply>),
+}
+
+/// One part of a [`Reply::Stream`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamChunk {
+    /// The event of a `chat.completion.chunk` whose `choices[0].delta` is this, e.g.
+    /// `json!({"content": "Hel"})` or `json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"a"}}]})`.
+    Delta(Value),
+    /// The event of a chunk with an empty delta and this `finish_reason`.
+    Finish(String),
+    /// These bytes as written (`": keep-alive\n\n"`, an event split across writes, `\r\n` line
+    /// endings, a usage or error chunk: `"data: {...}\n\n"`).
+    Raw(String),
+    /// Waits this long before the next part (a slow model, or a stall).
+    Pause(Duration),
 }
 
 impl Reply {
     /// This reply, sent after `delay`.
     pub fn delayed(self, delay: Duration) -> Reply {
         Reply::Delay(delay, Box::new(self))
+    }
+
+    /// `status` with `body` and no headers (add some with [`with_header`](Self::with_header)).
+    pub fn http(status: u16, body: impl Into<String>) -> Reply {
+        Reply::Http { status, headers: Vec::new(), body: body.into() }
+    }
+
+    /// This reply with one more header; a `Status` becomes the equivalent `Http`, and a
+    /// `Delay` passes the header to its inner reply. Other replies are left as they are.
+    pub fn with_header(self, name: impl Into<String>, value: impl Into<String>) -> Reply {
+        match self {
+            Reply::Http { status, mut headers, body } => {
+                headers.push((name.into(), value.into()));
+                Reply::Http { status, headers, body }
+            }
+            Reply::Status(status, body) => {
+                let headers = vec![("x-should-retry".to_owned(), "false".to_owned())];
+                Reply::Http { status, headers, body }.with_header(name, value)
+            }
+            Reply::Delay(delay, inner) => Reply::Delay(delay, Box::new(inner.with_header(name, value))),
+            other => other,
+        }
+    }
+
+    /// A stream of `pieces` of text: a first chunk with the role, one chunk per piece, and
+    /// `finish_reason: stop`.
+    pub fn streamed_text<S: Into<String>>(pieces: impl IntoIterator<Item = S>) -> Reply {
+        let mut chunks = vec![StreamChunk::Delta(json!({"role": "assistant", "content": ""}))];
+        chunks.extend(pieces.into_iter().map(|piece| StreamChunk::Delta(json!({"content": piece.into()}))));
+        chunks.push(StreamChunk::Finish("stop".into()));
+        Reply::Stream(chunks)
     }
 }
 
@@ -99,7 +167,7 @@ struct State {
 /// (test and demo utility; see the module docs).
 ///
 /// `POST <anything>/chat/completions` takes the next [`Reply`]; once the script is used up it
-/// answers `500 script exhausted`. Connections are kept alive. The server runs on its own
+/// answers `500 script exhausted` (with `x-should-retry: false`). Connections are kept alive. The server runs on its own
 /// thread, so it works from sync and async code alike, and stops when dropped.
 pub struct ScriptedServer {
     addr: SocketAddr,
@@ -187,6 +255,10 @@ impl Drop for ScriptedServer {
     }
 }
 
+fn plain() -> [(String, String); 1] {
+    [("content-type".to_owned(), "text/plain".to_owned())]
+}
+
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -216,7 +288,7 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 break pos + 4;
             }
             if buf.len() > MAX_HEAD_BYTES {
-                let _ = write_response(&mut stream, 431, "text/plain", b"request head too large", false).await;
+                let _ = write_response(&mut stream, 431, &plain(), b"request head too large", false).await;
                 return;
             }
             match stream.read_buf(&mut buf).await {
@@ -235,12 +307,12 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             .collect();
         let header = |name: &str| headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str());
         if header("transfer-encoding").is_some() {
-            let _ = write_response(&mut stream, 411, "text/plain", b"send a Content-Length body", false).await;
+            let _ = write_response(&mut stream, 411, &plain(), b"send a Content-Length body", false).await;
             return;
         }
         let content_length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
         if content_length > MAX_BODY_BYTES {
-            let _ = write_response(&mut stream, 413, "text/plain", b"request body too large", false).await;
+            let _ = write_response(&mut stream, 413, &plain(), b"request body too large", false).await;
             return;
         }
         let keep_alive = !header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
@@ -271,17 +343,33 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             }
         };
         let model = body.get("model").and_then(Value::as_str).unwrap_or("scripted-model").to_owned();
-        let (status, content_type, response_body) = render_reply(reply, &model).await;
-        if write_response(&mut stream, status, content_type, response_body.as_bytes(), keep_alive).await.is_err()
-            || !keep_alive
-        {
+        let include_usage = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+        let written = match render_reply(reply, &model).await {
+            Rendered::Whole { status, headers, body } => {
+                write_response(&mut stream, status, &headers, body.as_bytes(), keep_alive).await
+            }
+            Rendered::Stream(chunks) => write_stream(&mut stream, chunks, &model, include_usage, keep_alive).await,
+        };
+        if written.is_err() || !keep_alive {
             return;
         }
     }
 }
 
-/// Status, content type and body of `reply`, after any delay.
-async fn render_reply(mut reply: Reply, model: &str) -> (u16, &'static str, String) {
+/// What a reply comes to once its delays have passed.
+enum Rendered {
+    Whole { status: u16, headers: Vec<(String, String)>, body: String },
+    Stream(Vec<StreamChunk>),
+}
+
+fn content_type_header(body: &str) -> (String, String) {
+    let content_type =
+        if serde_json::from_str::<Value>(body).is_ok() { "application/json" } else { "text/plain; charset=utf-8" };
+    ("content-type".to_owned(), content_type.to_owned())
+}
+
+/// What `reply` answers, after any delay.
+async fn render_reply(mut reply: Reply, model: &str) -> Rendered {
     let (message, finish_reason) = loop {
         match reply {
             Reply::Delay(delay, inner) => {
@@ -293,13 +381,16 @@ async fn render_reply(mut reply: Reply, model: &str) -> (u16, &'static str, Stri
                 break (json!({"role": "assistant", "content": content, "tool_calls": calls}), "tool_calls");
             }
             Reply::Status(status, body) => {
-                let content_type = if serde_json::from_str::<Value>(&body).is_ok() {
-                    "application/json"
-                } else {
-                    "text/plain; charset=utf-8"
-                };
-                return (status, content_type, body);
+                let headers = vec![content_type_header(&body), ("x-should-retry".to_owned(), "false".to_owned())];
+                return Rendered::Whole { status, headers, body };
             }
+            Reply::Http { status, mut headers, body } => {
+                if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("content-type")) {
+                    headers.push(content_type_header(&body));
+                }
+                return Rendered::Whole { status, headers, body };
+            }
+            Reply::Stream(chunks) => return Rendered::Stream(chunks),
         }
     };
     let body = json!({
@@ -310,13 +401,70 @@ async fn render_reply(mut reply: Reply, model: &str) -> (u16, &'static str, Stri
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     });
-    (200, "application/json", body.to_string())
+    let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    Rendered::Whole { status: 200, headers, body: body.to_string() }
+}
+
+/// Writes a `text/event-stream` answer, chunked, one write per part.
+async fn write_stream(
+    stream: &mut TcpStream,
+    chunks: Vec<StreamChunk>,
+    model: &str,
+    include_usage: bool,
+    keep_alive: bool,
+) -> io::Result<()> {
+    let connection = if keep_alive { "keep-alive" } else { "close" };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
+         transfer-encoding: chunked\r\nconnection: {connection}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.flush().await?;
+    let event = |choices: Value, usage: Value| {
+        let chunk = json!({
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": choices,
+            "usage": usage,
+        });
+        format!("data: {chunk}\n\n")
+    };
+    let usage =
+        include_usage.then(|| event(json!([]), json!({"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})));
+    let parts = chunks
+        .into_iter()
+        .map(Some)
+        .chain([usage.map(StreamChunk::Raw), Some(StreamChunk::Raw("data: [DONE]\n\n".into()))]);
+    for part in parts.flatten() {
+        let bytes = match part {
+            StreamChunk::Pause(pause) => {
+                tokio::time::sleep(pause).await;
+                continue;
+            }
+            StreamChunk::Delta(delta) => {
+                event(json!([{"index": 0, "delta": delta, "finish_reason": null}]), Value::Null)
+            }
+            StreamChunk::Finish(reason) => {
+                event(json!([{"index": 0, "delta": {}, "finish_reason": reason}]), Value::Null)
+            }
+            StreamChunk::Raw(text) => text,
+        };
+        if bytes.is_empty() {
+            continue;
+        }
+        stream.write_all(format!("{:x}\r\n{bytes}\r\n", bytes.len()).as_bytes()).await?;
+        stream.flush().await?;
+    }
+    stream.write_all(b"0\r\n\r\n").await?;
+    stream.flush().await
 }
 
 async fn write_response(
     stream: &mut TcpStream,
     status: u16,
-    content_type: &str,
+    headers: &[(String, String)],
     body: &[u8],
     keep_alive: bool,
 ) -> io::Result<()> {
@@ -335,11 +483,12 @@ async fn write_response(
         _ => "Scripted",
     };
     let connection = if keep_alive { "keep-alive" } else { "close" };
-    let mut response = format!(
-        "HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: {connection}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
+    let mut head = format!("HTTP/1.1 {status} {reason}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("content-length: {}\r\nconnection: {connection}\r\n\r\n", body.len()));
+    let mut response = head.into_bytes();
     response.extend_from_slice(body);
     stream.write_all(&response).await?;
     stream.flush().await

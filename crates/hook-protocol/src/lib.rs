@@ -17,6 +17,7 @@ mod agent;
 pub mod agent_config;
 pub mod config;
 mod context;
+pub mod daemon;
 mod event;
 pub mod jcli;
 pub mod jsonrpc;
@@ -113,5 +114,13 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("picoclaw-config", schema_of::<config::PicoClawConfig>()),
         ("agent-settings", schema_of::<agent_config::AgentSettings>()),
         ("session-state", schema_of::<session::SessionState>()),
+        ("daemon-fire-params", schema_of::<daemon::FireParams>()),
+        ("daemon-fire-result", schema_of::<daemon::FireResult>()),
+        ("daemon-bridge-result", schema_of::<daemon::BridgeResult>()),
+        ("daemon-check-params", schema_of::<daemon::CheckParams>()),
+        ("daemon-check-result", schema_of::<daemon::CheckResult>()),
+        ("daemon-stats-result", schema_of::<daemon::StatsResult>()),
+        ("daemon-reload-result", schema_of::<daemon::ReloadResult>()),
+        ("daemon-shutdown-result", schema_of::<daemon::ShutdownResult>()),
     ]
 }

@@ -1,4 +1,5 @@
-//! File tools confined to the session's working directory: `read_file`, `write_file`, `list_dir`.
+//! The earlier file tools, confined to the session's working directory: `read_file`,
+//! `write_file`, `list_dir` (accepted, not offered); and the confinement all file tools share.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -14,12 +15,29 @@ const MAX_READ_CHARS: usize = 100_000;
 
 /// Resolves `path` (relative to `cwd`, or absolute inside it) to a path inside `cwd`.
 ///
-/// `..` may not climb out of `cwd`, and neither may a symbolic link on the way (the deepest
-/// existing ancestor is resolved and must still be inside `cwd`).
+/// `..` may not climb out of `cwd`; an absolute path must lie inside it; and every symbolic
+/// link on the way (the last component included) must resolve to a path inside `cwd` — a link
+/// that leads outside, or leads nowhere (a dangling link could be written through to a file
+/// outside), is refused. The path returned is normalised (no `.`, `..` or links resolved away
+/// lexically), so `link/..` means the directory holding `link`, as it reads.
 pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
     let root = cwd.canonicalize().map_err(|e| format!("the working directory {} is unusable: {e}", cwd.display()))?;
+    if path.trim().is_empty() {
+        return Err("the path is empty".to_owned());
+    }
+    if path.contains('\0') {
+        return Err("the path contains a NUL byte".to_owned());
+    }
     let given = Path::new(path);
-    let joined = if given.is_absolute() { given.to_path_buf() } else { root.join(given) };
+    let joined = if given.is_absolute() {
+        // The working directory as given (not canonical) is the same place.
+        match given.strip_prefix(cwd) {
+            Ok(rest) if cwd.is_absolute() => root.join(rest),
+            _ => given.to_path_buf(),
+        }
+    } else {
+        root.join(given)
+    };
     let mut normal = PathBuf::new();
     for component in joined.components() {
         match component {
@@ -32,28 +50,49 @@ pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
             other => normal.push(other),
         }
     }
-    if !normal.starts_with(&root) {
+    let Ok(inside) = normal.strip_prefix(&root) else {
         return Err(format!("`{path}` is outside the working directory {}; use a path relative to it", root.display()));
-    }
-    // Symbolic links: the deepest existing ancestor, resolved, must stay inside the root.
-    let mut existing = normal.as_path();
-    while !existing.exists() {
-        match existing.parent() {
-            Some(parent) => existing = parent,
-            None => break,
+    };
+    // Symbolic links: each existing component, resolved, must stay inside the root.
+    let mut current = root.clone();
+    for component in inside.components() {
+        current.push(component);
+        let meta = match std::fs::symlink_metadata(&current) {
+            Ok(meta) => meta,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => break,
+            Err(err) => return Err(format!("`{path}`: cannot inspect {}: {err}", current.display())),
+        };
+        if meta.file_type().is_symlink() {
+            match current.canonicalize() {
+                Ok(real) if real.starts_with(&root) => {}
+                Ok(_) => return Err(format!("`{path}` leads outside the working directory through a symbolic link")),
+                Err(_) => {
+                    return Err(format!(
+                        "`{path}` goes through a symbolic link that leads nowhere (or outside the working directory); refused"
+                    ));
+                }
+            }
         }
-    }
-    if let Ok(real) = existing.canonicalize()
-        && !real.starts_with(&root)
-    {
-        return Err(format!("`{path}` leads outside the working directory through a symbolic link"));
     }
     Ok(normal)
 }
 
 /// Runs blocking file I/O off the async workers (the workspace's tokio has no `fs` feature).
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> std::io::Result<T> + Send + 'static) -> std::io::Result<T> {
+pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> std::io::Result<T> + Send + 'static) -> std::io::Result<T> {
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|err| Err(std::io::Error::other(err.to_string())))
+}
+
+/// Writes `bytes` to `path`, refusing to follow a symbolic link in its last component (one that
+/// appeared after [`resolve_in_cwd`] checked it).
+pub(crate) fn write_no_follow(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::{io::Write as _, os::unix::fs::OpenOptionsExt as _};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(path)?;
+    file.write_all(bytes)
 }
 
 fn path_arg(args: &Value, tool: &str, ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
@@ -73,6 +112,10 @@ pub struct ReadFileTool;
 impl Tool for ReadFileTool {
     fn name(&self) -> &str {
         "read_file"
+    }
+
+    fn is_read_only(&self) -> bool {
+        true
     }
 
     fn definition(&self) -> ToolDefinition {
@@ -155,7 +198,7 @@ impl Tool for WriteFileTool {
         }
         match blocking({
             let (path, content) = (path.clone(), content.to_owned());
-            move || std::fs::write(path, content)
+            move || write_no_follow(&path, content.as_bytes())
         })
         .await
         {
@@ -173,6 +216,10 @@ pub struct ListDirTool;
 impl Tool for ListDirTool {
     fn name(&self) -> &str {
         "list_dir"
+    }
+
+    fn is_read_only(&self) -> bool {
+        true
     }
 
     fn definition(&self) -> ToolDefinition {
@@ -230,6 +277,13 @@ mod tests {
         assert_eq!(resolve_in_cwd(&dir, root.join("b").to_str().unwrap()).unwrap(), root.join("b"));
         std::os::unix::fs::symlink("/etc", dir.join("link")).ok();
         assert!(resolve_in_cwd(&dir, "link/passwd").unwrap_err().contains("symbolic link"));
+        assert!(resolve_in_cwd(&dir, "link").unwrap_err().contains("symbolic link"));
+        // A dangling link would be written through to a file outside.
+        std::os::unix::fs::symlink("/tmp/agent-loop-no-such-target/x", dir.join("dangling")).ok();
+        assert!(resolve_in_cwd(&dir, "dangling").unwrap_err().contains("symbolic link"));
+        std::os::unix::fs::symlink(root.join("sub"), dir.join("inner")).ok();
+        assert_eq!(resolve_in_cwd(&dir, "inner/new.txt").unwrap(), root.join("inner/new.txt"));
+        assert!(resolve_in_cwd(&dir, "").is_err());
         std::fs::remove_dir_all(&dir).ok();
     }
 }

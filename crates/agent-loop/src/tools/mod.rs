@@ -1,7 +1,17 @@
-//! Tools the model may call: the [`Tool`] trait, the [`ToolRegistry`] and the built-ins
-//! (`bash`, `read_file`, `write_file`, `list_dir`, `register_hook`).
+//! Tools the model may call: the [`Tool`] trait, the [`ToolRegistry`] and the built-ins.
+//!
+//! The built-ins use Claude Code's vocabulary, so hooks written for Claude Code match them by
+//! name and read their input as they expect: `Bash` {command, description?, timeout? (ms)},
+//! `Read` {file_path, offset?, limit?}, `Write` {file_path, content}, `Edit` {file_path,
+//! old_string, new_string, replace_all?}, `Glob` {pattern, path?}, `Grep` {pattern, path?,
+//! glob?, output_mode?}, `LS` {path?}, and hookwire's own `register_hook`. Every path stays
+//! inside the session's working directory ([`resolve_in_cwd`]).
+//!
+//! The names of earlier versions (`bash`, `read_file`, `write_file`, `list_dir`) are still
+//! accepted when a model (or a saved session, or a script) calls them, but are not offered.
 
 mod bash;
+mod claude;
 mod fs;
 mod register_hook;
 
@@ -11,7 +21,8 @@ use async_trait::async_trait;
 use hook_protocol::{ToolDefinition, ToolResult};
 use serde_json::Value;
 
-pub use bash::BashTool;
+pub use bash::{BashTool, LegacyBashTool};
+pub use claude::{EditTool, GlobTool, GrepTool, LsTool, ReadTool, WriteTool};
 pub use fs::{ListDirTool, ReadFileTool, WriteFileTool, resolve_in_cwd};
 pub(crate) use register_hook::SessionHooks;
 pub use register_hook::{REGISTER_HOOK, RegisterHookTool, SessionHookDef};
@@ -43,6 +54,23 @@ impl ToolContext {
     }
 }
 
+/// A tool's result together with its structured response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// What the model sees (and `tool_result` of hook contexts).
+    pub result: ToolResult,
+    /// The response as Claude Code reports it to its hooks (`tool_response`: Bash's
+    /// `{stdout, stderr, interrupted, isImage, noOutputExpected}`, Write's `{type, filePath,
+    /// content, ...}`, ...); `None` when the tool has no structured form.
+    pub response: Option<Value>,
+}
+
+impl From<ToolResult> for ToolOutput {
+    fn from(result: ToolResult) -> Self {
+        ToolOutput { result, response: None }
+    }
+}
+
 /// A tool the model may call.
 #[async_trait]
 pub trait Tool: Send + Sync + fmt::Debug {
@@ -55,12 +83,26 @@ pub trait Tool: Send + Sync + fmt::Debug {
     /// Runs the tool. Failures are results with `is_error`, never panics; the text says what
     /// went wrong and how to call the tool correctly.
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult;
+
+    /// Runs the tool and also returns its structured response (default: [`Tool::execute`]
+    /// with none).
+    async fn execute_structured(&self, args: Value, ctx: &ToolContext) -> ToolOutput {
+        self.execute(args, ctx).await.into()
+    }
+
+    /// Whether the tool only reads (and so runs without approval). Default `false`: a tool
+    /// has side effects, and runs only once approved, unless it says otherwise.
+    fn is_read_only(&self) -> bool {
+        false
+    }
 }
 
-/// The tools of an agent, by name (offered to the model in name order).
+/// The tools of an agent, by name (offered to the model in name order), and names accepted
+/// without being offered.
 #[derive(Debug, Clone, Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    hidden: BTreeMap<String, Arc<dyn Tool>>,
 }
 
 impl ToolRegistry {
@@ -69,14 +111,23 @@ impl ToolRegistry {
         ToolRegistry::default()
     }
 
-    /// The built-ins: `bash`, `read_file`, `write_file`, `list_dir` and `register_hook`.
+    /// The built-ins, in Claude Code's vocabulary: `Bash`, `Read`, `Write`, `Edit`, `Glob`,
+    /// `Grep`, `LS`, and `register_hook`; plus the earlier names `bash`, `read_file`,
+    /// `write_file` and `list_dir`, accepted but not offered.
     pub fn with_builtins() -> Self {
         ToolRegistry::new()
             .with(Arc::new(BashTool::default()))
-            .with(Arc::new(ReadFileTool))
-            .with(Arc::new(WriteFileTool))
-            .with(Arc::new(ListDirTool))
+            .with(Arc::new(ReadTool::default()))
+            .with(Arc::new(WriteTool))
+            .with(Arc::new(EditTool))
+            .with(Arc::new(GlobTool::default()))
+            .with(Arc::new(GrepTool::default()))
+            .with(Arc::new(LsTool))
             .with(Arc::new(RegisterHookTool))
+            .with_hidden(Arc::new(LegacyBashTool::default()))
+            .with_hidden(Arc::new(ReadFileTool))
+            .with_hidden(Arc::new(WriteFileTool))
+            .with_hidden(Arc::new(ListDirTool))
     }
 
     /// Adds (or replaces) `tool`.
@@ -85,37 +136,50 @@ impl ToolRegistry {
         self
     }
 
+    /// Adds (or replaces) `tool` as accepted when called but not offered to the model (an
+    /// old name kept for saved sessions and scripts).
+    pub fn with_hidden(mut self, tool: Arc<dyn Tool>) -> Self {
+        let name = tool.name().to_owned();
+        if !self.tools.contains_key(&name) {
+            self.hidden.insert(name, tool);
+        }
+        self
+    }
+
     /// Adds (or replaces) `tool`.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.insert(tool.name().to_owned(), tool);
+        let name = tool.name().to_owned();
+        self.hidden.remove(&name);
+        self.tools.insert(name, tool);
     }
 
-    /// Removes the tool called `name`; whether it was there.
+    /// Removes the tool called `name` (offered or hidden); whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        self.tools.remove(name).is_some()
+        let offered = self.tools.remove(name).is_some();
+        self.hidden.remove(name).is_some() || offered
     }
 
-    /// The tool called `name`.
+    /// The tool called `name`, offered or hidden.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.get(name)
+        self.tools.get(name).or_else(|| self.hidden.get(name))
     }
 
-    /// Every tool's definition, in name order.
+    /// Every offered tool's definition, in name order.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.tools.values().map(|tool| tool.definition()).collect()
     }
 
-    /// The names, in order.
+    /// The offered names, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.keys().map(String::as_str)
     }
 
-    /// How many tools.
+    /// How many tools are offered.
     pub fn len(&self) -> usize {
         self.tools.len()
     }
 
-    /// Whether there are none.
+    /// Whether none is offered.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }

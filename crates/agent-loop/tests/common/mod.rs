@@ -12,7 +12,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use agent_loop::{Agent, CompactionConfig, Session, SessionConfig, ToolRegistry};
+use agent_loop::{Agent, ApprovalPolicy, CompactionConfig, Session, SessionConfig, ToolRegistry};
 use async_trait::async_trait;
 use hook_core::{
     Action, Engine, Hook, HookError, HookInput, HookOutput, Level, Observer, ObserverEvent, Registration, hook_fn,
@@ -61,6 +61,9 @@ pub struct Harness {
     pub compaction: CompactionConfig,
     pub tools: ToolRegistry,
     pub retry_cap: Option<u32>,
+    /// The approval policy: `AllowAll` unless a test is about approval (the tests of the
+    /// other parts of the loop run tools without asking).
+    pub approval: ApprovalPolicy,
 }
 
 impl Harness {
@@ -73,6 +76,7 @@ impl Harness {
             compaction: CompactionConfig { micro: false, ..CompactionConfig::default() },
             tools: ToolRegistry::with_builtins(),
             retry_cap: None,
+            approval: ApprovalPolicy::AllowAll,
         }
     }
 
@@ -87,7 +91,8 @@ impl Harness {
             .engine(self.engine.clone())
             .tools(self.tools.clone())
             .system_prompt("You are a test agent.")
-            .compaction(self.compaction.clone());
+            .compaction(self.compaction.clone())
+            .approval(self.approval.clone());
         if let Some(cap) = self.retry_cap {
             builder = builder.retry_feedback_cap(cap);
         }

@@ -203,15 +203,20 @@ fn handler_spec(
     let raw = handler.timeout.or(handler.timeout_sec);
     let secs = match raw {
         None => agent.default_timeout_secs(kind, event),
+        // The agents treat a zero or negative timeout as unset; so does hookwire, with a word.
+        Some(t) if t <= 0.0 => {
+            cx.warn(at, Some(&name), format!("`timeout: {t}` is not a deadline; the agent's default applies"));
+            agent.default_timeout_secs(kind, event)
+        }
         Some(t) if agent == Agent::Gemini => t / 1000.0,
         Some(t) => t,
     };
-    if !secs.is_finite() || secs <= 0.0 || secs > MAX_TIMEOUT_SECS {
+    if !secs.is_finite() || secs > MAX_TIMEOUT_SECS {
         let unit = if agent == Agent::Gemini { "milliseconds" } else { "seconds" };
         cx.error(
             at,
             Some(&name),
-            format!("`timeout` must be a positive number of {unit}, at most 24 hours; got {}", raw.unwrap_or(secs)),
+            format!("`timeout` must be a number of {unit}, at most 24 hours; got {}", raw.unwrap_or(secs)),
         );
         return None;
     }
