@@ -10,12 +10,11 @@
 
 use std::{
     collections::BTreeMap,
-    ffi::OsStr,
     fmt, fs, io,
     path::{Path, PathBuf},
-    process::{ExitStatus, Stdio},
-    sync::{Arc, OnceLock},
-    time::{Duration, Instant},
+    process::Stdio,
+    sync::Arc,
+    time::Instant,
 };
 
 use async_trait::async_trait;
@@ -26,14 +25,12 @@ use hook_core::{
     head_chars,
 };
 use hook_protocol::Agent;
-use tokio::{
-    io::AsyncWriteExt,
-    process::{Child, ChildStderr, ChildStdin, ChildStdout, Command},
-};
+use tokio::process::Command;
 
 use crate::{
-    limits::{LOG_HEAD_CHARS, ReadError, fmt_bytes, read_capped},
+    limits::{LOG_HEAD_CHARS, fmt_bytes},
     process_group::{ProcessGroup, enlarge_stdin_pipe},
+    run::{Abandoned, Stream, exchange, round_to_millis, shell},
 };
 
 /// Default stdout cap of an agent command hook: 4 MiB.
@@ -243,21 +240,6 @@ struct Places {
     env_file: Option<PathBuf>,
 }
 
-/// A run that ended without being killed.
-#[derive(Debug)]
-struct Finished {
-    status: ExitStatus,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-}
-
-/// Why a run was abandoned before it finished.
-#[derive(Debug)]
-enum Abandoned {
-    OverCap { stream: &'static str, head: Vec<u8> },
-    Io { what: &'static str, error: io::Error },
-}
-
 impl AgentCommandHook {
     /// The hook's name.
     pub fn name(&self) -> &str {
@@ -459,7 +441,7 @@ impl AgentCommandHook {
     fn abandoned(&self, abandoned: Abandoned) -> HookError {
         match abandoned {
             Abandoned::OverCap { stream, head } => {
-                let cap = if stream == "stdout" {
+                let cap = if stream == Stream::Stdout {
                     self.shared.options.max_stdout_bytes
                 } else {
                     self.shared.options.max_stderr_bytes
@@ -467,10 +449,12 @@ impl AgentCommandHook {
                 let head = String::from_utf8_lossy(&head[..head.len().min(1024)]);
                 HookError::invalid_output(
                     format!(
-                        "{} printed more than {} on {stream} and was stopped; print less, or raise the cap \
-                         (`AgentCommandOptions::max_{stream}_bytes`)",
+                        "{} printed more than {} on {} and was stopped; print less, or raise the cap \
+                         (`AgentCommandOptions::max_{}_bytes`)",
                         self.who(),
                         fmt_bytes(cap),
+                        stream.as_str(),
+                        stream.as_str(),
                     ),
                     &head,
                 )
@@ -565,61 +549,6 @@ fn stdin_key(agent: Agent) -> &'static str {
         Agent::Gemini => "agent.command_stdin.gemini",
         Agent::Codex => "agent.command_stdin.codex",
     }
-}
-
-/// Writes the payload, reads both outputs (bounded) and waits for the leader, all at once; done
-/// when the leader has exited and both outputs are closed. A hook that never reads its stdin is
-/// not waited for: the write is dropped (closing the pipe) once the rest is done.
-async fn exchange(
-    child: &mut Child,
-    stdin: ChildStdin,
-    stdout: ChildStdout,
-    stderr: ChildStderr,
-    payload: Arc<[u8]>,
-    (max_stdout, max_stderr): (usize, usize),
-) -> Result<Finished, Abandoned> {
-    let over_cap = |stream: &'static str| {
-        move |error| match error {
-            ReadError::OverCap(head) => Abandoned::OverCap { stream, head },
-            ReadError::Io(error) => Abandoned::Io {
-                what: if stream == "stdout" { "reading its stdout" } else { "reading its stderr" },
-                error,
-            },
-        }
-    };
-    let outputs = async {
-        tokio::try_join!(
-            async { read_capped(stdout, max_stdout).await.map_err(over_cap("stdout")) },
-            async { read_capped(stderr, max_stderr).await.map_err(over_cap("stderr")) },
-            async { child.wait().await.map_err(|error| Abandoned::Io { what: "waiting for it", error }) },
-        )
-    };
-    let writer = write_stdin(stdin, payload);
-    tokio::pin!(outputs, writer);
-    let (stdout, stderr, status) = tokio::select! {
-        result = &mut outputs => result?,
-        () = &mut writer => outputs.await?,
-    };
-    Ok(Finished { status, stdout, stderr })
-}
-
-/// Writes the payload, then closes stdin (by dropping it). A hook that exits without reading
-/// makes the write fail (EPIPE): never an error, whatever the failure.
-async fn write_stdin(mut stdin: ChildStdin, payload: Arc<[u8]>) {
-    if let Err(error) = stdin.write_all(&payload).await {
-        tracing::trace!(%error, "an agent command hook did not take its whole stdin");
-    }
-}
-
-/// `/bin/sh` (`sh` from PATH where there is none).
-fn shell() -> &'static OsStr {
-    static SHELL: OnceLock<&'static OsStr> = OnceLock::new();
-    SHELL.get_or_init(|| if Path::new("/bin/sh").exists() { OsStr::new("/bin/sh") } else { OsStr::new("sh") })
-}
-
-/// The budget as configured: the engine computes the deadline a few microseconds before `call`.
-fn round_to_millis(d: Duration) -> Duration {
-    Duration::from_millis(u64::try_from((d.as_micros() + 500) / 1000).unwrap_or(u64::MAX))
 }
 
 /// Events whose hooks get a `CLAUDE_ENV_FILE`.

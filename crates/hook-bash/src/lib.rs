@@ -1,6 +1,30 @@
 //! j-cli bash hooks: one `sh -c "<command>"` per event, in its own process group, with bounded
 //! output and a deadline that covers everything.
 //!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use hook_bash::BashFactory;
+//! use hook_core::{Context, Decision, Engine, Event, HookDefinition, HookSpec, Level};
+//! use hook_protocol::config::HookDef;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! // j-cli's guard: the event's HookContext JSON on stdin, a HookResult on stdout.
+//! let command = r#"if grep -q 'rm -rf'; then echo '{"action": "skip"}'; else echo '{}'; fi"#;
+//! let def = HookDef { command: Some(command.into()), ..HookDef::default() };
+//! let spec = HookSpec::new("no-rm-rf", Level::User, "bash", [Event::PreToolExecution], HookDefinition::Command(def));
+//! let engine = Engine::builder().factory(Arc::new(BashFactory::default())).build();
+//! engine.replace_level(Level::User, vec![spec]).await.unwrap();
+//!
+//! for (command, decision) in [("rm -rf /", Decision::Skip), ("ls", Decision::Continue)] {
+//!     let arguments = format!(r#"{{"command": "{command}"}}"#);
+//!     let mut context = Context { tool_name: Some("Bash".into()), tool_arguments: Some(arguments), ..Context::default() };
+//!     assert_eq!(engine.fire(Event::PreToolExecution, &mut context).await.decision, decision);
+//! }
+//! # }
+//! ```
+//!
 //! # The contract (j-cli's, kept as is)
 //!
 //! - The command runs as `/bin/sh -c "<command>"` (`sh` from PATH where there is no `/bin/sh`).
@@ -81,6 +105,7 @@ mod hook;
 mod limits;
 mod output;
 mod process_group;
+mod run;
 
 pub use agent::{
     AgentCommandFactory, AgentCommandHook, AgentCommandOptions, DEFAULT_AGENT_MAX_STDERR_BYTES,

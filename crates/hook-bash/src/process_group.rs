@@ -67,7 +67,7 @@ impl Drop for ProcessGroup {
 /// The default capacity of a Linux pipe; payloads that fit need no enlarging.
 const DEFAULT_PIPE_BYTES: usize = 64 << 10;
 
-/// The pipe size asked for large payloads (DESIGN "Performance principles").
+/// The pipe size asked for large payloads (docs/design.md, "Performance principles").
 const LARGE_PIPE_BYTES: usize = 1 << 20;
 
 /// Enlarges the stdin pipe (up to 1 MiB) when the payload does not fit the default 64 KiB, so

@@ -339,7 +339,10 @@ async fn stdin_is_compact_json_and_one_newline_with_non_ascii_unescaped() {
     assert!(text.contains("héllo ✓ 😀"), "non-ASCII is written as UTF-8, not \\u escapes: {text}");
     assert!(!text.contains("\\u"), "{text}");
     let value: Value = serde_json::from_str(text).expect("JSON");
-    assert_eq!(serde_json::to_string(&value).expect("serialize"), text, "compact: no spaces, no indentation");
+    let object = value.as_object().expect("an object").clone();
+    let compact = hook_core::agent::input_line(&object);
+    assert_eq!(&compact[..compact.len() - 1], body, "compact: no spaces, no indentation, the agents' key order");
+    assert!(text.starts_with(r#"{"session_id":"#), "{text}");
     assert_eq!(value["tool_input"]["command"], "echo héllo ✓ 😀 \"q\"");
     assert_eq!(value["hook_event_name"], "PreToolUse");
 }

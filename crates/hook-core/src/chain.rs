@@ -363,6 +363,25 @@ fn merge_output(
         }
     }
 
+    if !output.unknown_fields.is_empty() {
+        let names = output.unknown_fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+        if cap.is_approval {
+            // `{"aproved": false}` must not read as "no objection".
+            warn!(hook = %entry.id, fields = %names, "approval answer with unknown fields: denied");
+            trace.outcome = OutcomeClass::InvalidOutput;
+            trace.error = Some(HookError::invalid_output(
+                format!("the approval answer has unknown fields {names}; write `approved` (true or false) and `reason`"),
+                "",
+            ));
+            outcome.decision = Decision::Denied;
+            outcome.reason = Some(format!(
+                "approval hook `{}` answered with unknown fields {names}, so the call is denied",
+                reg.name
+            ));
+            return true;
+        }
+        trace.dropped.extend(output.unknown_fields.drain(..).map(|f| format!("unknown field `{f}`")));
+    }
     if cap.is_approval {
         let is_denied = match output.approved {
             Some(approved) => !approved,
@@ -435,7 +454,7 @@ fn apply_failure(cap: &Capability, entry: &Entry, event: Event, err: &HookError,
     match policy {
         OnError::Skip => false,
         // Halting an approval without a decision would let the call run: an approver that fails
-        // and may not be skipped denies (DESIGN: "any approval hook that fails or times out denies").
+        // and may not be skipped denies (docs/design.md: approvals fail closed).
         OnError::Stop if cap.is_approval => {
             outcome.decision = Decision::Denied;
             outcome.reason = Some(format!("approval hook `{}` failed and its on_error is stop: {err}", reg.name));

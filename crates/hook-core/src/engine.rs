@@ -123,12 +123,12 @@ impl Engine {
         self.inner.deadlines
     }
 
-    /// The kinds a factory is registered for, sorted.
     /// The factory of `kind`, if the engine has one.
     pub fn factory(&self, kind: &str) -> Option<Arc<dyn HookFactory>> {
         self.inner.factories.iter().find(|f| f.kind() == kind).cloned()
     }
 
+    /// The kinds a factory is registered for, sorted.
     pub fn factory_kinds(&self) -> Vec<String> {
         let mut kinds: Vec<String> = self.inner.factories.iter().map(|f| f.kind().to_owned()).collect();
         kinds.sort();

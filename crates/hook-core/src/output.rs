@@ -263,6 +263,9 @@ pub struct HookOutput {
     /// Members of an agent's answer hookwire passes through without interpreting them
     /// (Claude Code's `hookSpecificOutput.sessionTitle`, `watchPaths`, ...).
     pub agent_output: Map<String, Value>,
+    /// Members of the answer its dialect does not have (a typo such as `aproved`): noted in the
+    /// trace; on `approve_tool` they make the answer invalid, so the approval fails closed.
+    pub unknown_fields: Vec<String>,
 }
 
 impl HookOutput {
@@ -338,6 +341,7 @@ impl HookOutput {
             respond: None,
             permission: None,
             agent_output: Map::new(),
+            unknown_fields: result.unknown_fields,
         }
     }
 }

@@ -5,7 +5,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use hook_core::{Action, Context, ContextPatch, Event, HookOutput, Level};
+use hook_core::{Action, Context, ContextPatch, Deadlines, Event, HookOutput, Level};
 use hook_protocol::{ChatMessage, Role, ToolResult};
 
 #[tokio::test]
@@ -274,4 +274,39 @@ async fn hooks_of_an_event_nothing_can_change_run_concurrently() {
         .collect();
     let (outcome, _) = check(registrations, Event::SessionEnd, Context::default()).await;
     insta::assert_yaml_snapshot!(outcome);
+}
+
+/// A j-cli answer as a bash hook would print it.
+fn answering(name: &'static str, json: &'static str) -> Arc<dyn hook_core::Hook> {
+    hook_core::hook_fn(name, move |input: &hook_core::HookInput<'_>| {
+        let result: hook_protocol::HookResult = hook_protocol::serde_json::from_str(json).unwrap();
+        let output = HookOutput::from_hook_result(result, input.event, input.context);
+        async move { Ok(output) }
+    })
+}
+
+#[tokio::test]
+async fn an_approval_with_a_misspelt_field_fails_closed() {
+    let registrations = vec![reg(Level::User, "typo", Event::ApproveTool, answering("typo", r#"{"aproved": false}"#))];
+    let engine = engine_with(registrations, Deadlines::default());
+    let mut context = tool_call("Bash", r#"{"command":"rm -rf /"}"#);
+    let outcome = engine.fire(Event::ApproveTool, &mut context).await;
+    assert_eq!(outcome.decision, hook_core::Decision::Denied);
+    assert!(outcome.reason.as_deref().unwrap_or_default().contains("`aproved`"), "{:?}", outcome.reason);
+    assert_eq!(outcome.trace[0].outcome, hook_core::OutcomeClass::InvalidOutput);
+    // The same answer spelt right approves nothing either way, and an empty one has no objection.
+    let fine = vec![reg(Level::User, "fine", Event::ApproveTool, answering("fine", "{}"))];
+    let outcome = engine_with(fine, Deadlines::default()).fire(Event::ApproveTool, &mut context).await;
+    assert_eq!(outcome.decision, hook_core::Decision::Approved);
+}
+
+#[tokio::test]
+async fn unknown_fields_elsewhere_are_noted_in_the_trace() {
+    let registrations =
+        vec![reg(Level::User, "typo", Event::PreToolExecution, answering("typo", r#"{"acton": "skip"}"#))];
+    let engine = engine_with(registrations, Deadlines::default());
+    let mut context = tool_call("Bash", r#"{"command":"ls"}"#);
+    let outcome = engine.fire(Event::PreToolExecution, &mut context).await;
+    assert_eq!(outcome.decision, hook_core::Decision::Continue);
+    assert_eq!(outcome.trace[0].dropped, ["unknown field `acton`"]);
 }

@@ -56,7 +56,7 @@ pub enum JcliAction {
 }
 
 /// What a bash or llm hook prints: only the fields to change; `{}` or nothing means no change.
-/// Unknown fields are ignored; the legacy `"abort": true` is read as `"action": "stop"`.
+/// Unknown fields are ignored (and listed in [`HookResult::unknown_fields`]); the legacy `"abort": true` is read as `"action": "stop"`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(from = "HookResultWire")]
 pub struct HookResult {
@@ -102,6 +102,11 @@ pub struct HookResult {
     /// `approve_tool` only: why it was denied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Members the hook printed that a HookResult does not have (`aproved`), in name order:
+    /// ignored, but reported — and an approval that has any fails closed.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub unknown_fields: Vec<String>,
 }
 
 impl HookResult {
@@ -147,6 +152,10 @@ struct HookResultWire {
     /// Legacy (j-cli ≤ 12.9): `true` means `"action": "stop"`.
     #[serde(default)]
     abort: Option<bool>,
+    /// Anything else.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    other: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 impl From<HookResultWire> for HookResult {
@@ -171,6 +180,7 @@ impl From<HookResultWire> for HookResult {
             system_message: wire.system_message,
             approved: wire.approved,
             reason: wire.reason,
+            unknown_fields: wire.other.into_keys().collect(),
         }
     }
 }
