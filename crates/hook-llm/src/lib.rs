@@ -1,5 +1,31 @@
 //! hook-llm: j-cli's `llm` hook kind, the [`ChatModel`] trait and an OpenAI-compatible client.
 //!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use hook_core::{Context, Decision, Engine, Event, HookDefinition, HookSpec, Level};
+//! use hook_llm::{LlmFactory, OpenAiClient, OpenAiConfig, Reply, ScriptedServer};
+//! use hook_protocol::config::{HookDef, HookKind};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! // A local OpenAI-compatible server standing in for the model; its verdict is wrapped in prose.
+//! let server = ScriptedServer::start([Reply::Content(r#"Unsafe: {"action": "skip"}"#.into())]).unwrap();
+//! let config = OpenAiConfig { base_url: server.base_url(), api_key: None, model: "reviewer".into() };
+//! let factory = LlmFactory::new(Arc::new(OpenAiClient::new(config).unwrap()));
+//! let prompt = "Is this command safe? {{tool_arguments}}";
+//! let def = HookDef { kind: HookKind::Llm, prompt: Some(prompt.into()), ..HookDef::default() };
+//! let spec = HookSpec::new("reviewer", Level::User, "llm", [Event::PreToolExecution], HookDefinition::Command(def));
+//! let engine = Engine::builder().factory(Arc::new(factory)).build();
+//! engine.replace_level(Level::User, vec![spec]).await.unwrap();
+//!
+//! let mut context = Context { tool_arguments: Some(r#"{"command": "rm -rf /"}"#.into()), ..Context::default() };
+//! assert_eq!(engine.fire(Event::PreToolExecution, &mut context).await.decision, Decision::Skip);
+//! let asked = server.requests()[0]["messages"][1]["content"].to_string();
+//! assert!(asked.contains("Is this command safe?") && asked.contains("rm -rf /"));
+//! # }
+//! ```
+//!
 //! - [`ChatModel`]: messages in, one assistant message out; the agent loop reuses it.
 //! - [`OpenAiClient`]: a [`ChatModel`] over `POST {base_url}/chat/completions`, configured by
 //!   [`OpenAiConfig`] (or [`OpenAiConfig::from_env`]: `OPENAI_BASE_URL`, `OPENAI_API_KEY`,

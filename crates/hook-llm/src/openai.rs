@@ -155,12 +155,18 @@ struct Inner {
 
 impl OpenAiClient {
     /// A client for `config` with its own connection pool, the [`DEFAULT_TIMEOUT`] and the
-    /// default [`RetryPolicy`].
+    /// default [`RetryPolicy`]. It follows no redirect: a 3xx answer is an error.
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
-        let http =
-            reqwest::Client::builder().tcp_nodelay(true).pool_idle_timeout(Duration::from_secs(90)).build().map_err(
-                |e| ModelError::Client { message: format!("could not create the HTTP client: {}", error_chain(&e)) },
-            )?;
+        // No redirects: a 307 would re-POST the whole context (prompt, conversation, key) to
+        // wherever the server points, and a 302 would turn into a GET whose answer is accepted.
+        let http = reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(90))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| ModelError::Client {
+                message: format!("could not create the HTTP client: {}", error_chain(&e)),
+            })?;
         Ok(Self::with_http_client(config, http))
     }
 
@@ -295,7 +301,7 @@ impl OpenAiClient {
             .within(started, builder.send())
             .await
             .map_err(Failure::fatal)?
-            .map_err(|e| Failure::retryable(self.transport_error(&e)))?;
+            .map_err(|e| self.transport_failure(&e))?;
 
         let status = response.status().as_u16();
         if !(200..300).contains(&status) {
@@ -336,7 +342,7 @@ impl OpenAiClient {
         let mut parser = SseParser::default();
         let mut assembly = Assembly::default();
         let (mut bytes, mut events, mut total, mut done) = (Vec::new(), Vec::new(), 0, false);
-        while !done {
+        loop {
             bytes.clear();
             let more = match self.read_more(&mut response, &mut bytes, limits, since()).await {
                 Ok(more) => more,
@@ -361,7 +367,7 @@ impl OpenAiClient {
                     break;
                 }
             }
-            if !more {
+            if done || !more {
                 break;
             }
         }
@@ -391,8 +397,13 @@ impl OpenAiClient {
                 Ok(true)
             }
             Ok(None) => Ok(false),
-            Err(error) => Err(Failure::retryable(self.transport_error(&error))),
+            Err(error) => Err(self.transport_failure(&error)),
         }
+    }
+
+    /// A failed exchange; retried unless the request itself could not be built.
+    fn transport_failure(&self, error: &reqwest::Error) -> Failure {
+        Failure { error: self.transport_error(error), retry: !error.is_builder(), retry_after: None }
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> ModelError {
@@ -483,10 +494,6 @@ struct Failure {
 impl Failure {
     fn fatal(error: ModelError) -> Self {
         Failure { error, retry: false, retry_after: None }
-    }
-
-    fn retryable(error: ModelError) -> Self {
-        Failure { error, retry: true, retry_after: None }
     }
 }
 
