@@ -11,7 +11,7 @@ use crate::{AgentBuildError, ApprovalPolicy, CompactionConfig, ToolRegistry};
 /// Default limit of model calls per turn.
 pub const DEFAULT_MAX_ROUNDS: u32 = 50;
 
-/// Default limit of `retry_feedback` rounds per turn (DESIGN: "capped per turn (default 3)").
+/// Default limit of `retry_feedback` rounds per turn (docs/design.md, "Decisions").
 pub const DEFAULT_RETRY_FEEDBACK_CAP: u32 = 3;
 
 pub(crate) struct AgentInner {
@@ -26,6 +26,7 @@ pub(crate) struct AgentInner {
     pub(crate) options: Map<String, Value>,
     pub(crate) model_timeout: Option<Duration>,
     pub(crate) approval: ApprovalPolicy,
+    pub(crate) is_streaming: bool,
 }
 
 /// A reference agent: runs sessions whose turns fire every hookwire event. Cheap to clone.
@@ -95,6 +96,7 @@ pub struct AgentBuilder {
     options: Map<String, Value>,
     model_timeout: Option<Duration>,
     approval: Option<ApprovalPolicy>,
+    is_streaming: bool,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -166,9 +168,17 @@ impl AgentBuilder {
 
     /// Who approves a tool call with side effects when no hook decided (default
     /// [`ApprovalPolicy::default`]: ask, and deny when no one can answer). See
-    /// [`crate::approval`](crate::ApprovalPolicy) for the whole order.
+    /// [`crate::approval`] for the whole order.
     pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
         self.approval = Some(policy);
+        self
+    }
+
+    /// Ask the model for streamed answers ([`ChatModel::complete_streaming`]) and report the
+    /// text as it arrives ([`crate::TurnEvent::AssistantDelta`]); default off (one
+    /// [`ChatModel::complete`] per round).
+    pub fn streaming(mut self, is_streaming: bool) -> Self {
+        self.is_streaming = is_streaming;
         self
     }
 
@@ -195,6 +205,7 @@ impl AgentBuilder {
                 options: self.options,
                 model_timeout: self.model_timeout,
                 approval: self.approval.unwrap_or_default(),
+                is_streaming: self.is_streaming,
             }),
         })
     }

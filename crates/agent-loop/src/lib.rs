@@ -1,5 +1,32 @@
 //! agent-loop: a reference agent that fires every hookwire event at its moment, with its data.
 //!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use agent_loop::{Agent, ScriptedModel, ScriptedTurn, SessionConfig};
+//! use hook_core::{Engine, Event, HookOutput, Level, Registration, hook_fn};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! // A guard on every tool call: nothing that mentions `rm -rf` runs.
+//! let guard = hook_fn("no-rm-rf", |input| {
+//!     let is_dangerous = input.context.tool_arguments.as_deref().is_some_and(|a| a.contains("rm -rf"));
+//!     async move { Ok(if is_dangerous { HookOutput::skip("no rm -rf") } else { HookOutput::default() }) }
+//! });
+//! let engine = Engine::builder().build();
+//! engine.register(Registration::new("no-rm-rf", Level::User, [Event::PreToolExecution], guard));
+//!
+//! // A scripted model that asks for `rm -rf /`, then answers.
+//! let call = ScriptedTurn::call("call-1", "Bash", r#"{"command": "rm -rf /"}"#);
+//! let model = ScriptedModel::new([call, ScriptedTurn::text("done")]);
+//! let agent = Agent::builder().model(Arc::new(model)).engine(engine).build().unwrap();
+//! let mut session = agent.session(SessionConfig::new("demo", std::env::temp_dir())).await;
+//! let report = session.send("clean up").await.unwrap();
+//! assert_eq!(report.tools[0].outcome, "skipped");
+//! assert_eq!(report.reply, "done");
+//! # }
+//! ```
+//!
 //! - [`Agent`] (built with [`Agent::builder`]): a [`ChatModel`](hook_llm::ChatModel), a hook
 //!   [`Engine`](hook_core::Engine), a [`ToolRegistry`] and settings.
 //! - [`Session`] ([`Agent::session`] fires `session_start`, [`Session::close`] fires
@@ -18,14 +45,25 @@
 //! and returns a [`TurnReport`] (events with decisions, notices, tools, media, usage).
 //! [`CancelHandle`] cancels (gracefully or hard) and steers a running turn; [`TurnEvent`]
 //! listeners see the activity as it happens.
-//! - Tools: [`Tool`], built-ins `bash`, `read_file`, `write_file`, `list_dir` (confined to the
-//!   working directory) and `register_hook` (session hooks, approved like any tool call).
+//! - Tools: [`Tool`], built-ins in Claude Code's vocabulary — `Bash`, `Read`, `Write`, `Edit`,
+//!   `Glob`, `Grep`, `LS` (confined to the working directory; see [`tools`]) — and
+//!   `register_hook` (session hooks, approved like any tool call). Post-tool hooks find the
+//!   structured response Claude Code reports (`{stdout, stderr, ...}`, `{type, filePath, ...}`)
+//!   in the context's `extra["tool_response"]`; `tool_result.for_llm` is what the model sees.
+//! - Approval: a tool with side effects runs only when approved — by an `approve_tool` hook's
+//!   explicit approval, a `pre_tool_execution` hook's `permission: allow`, or else the
+//!   [`ApprovalPolicy`] ([`AgentBuilder::approval`]; default: ask, and deny when no one can
+//!   answer). Read-only tools need none; a hook's `ask` forces the question.
+//! - Transcript: with [`SessionConfig::transcript`], every message is appended as one JSON line
+//!   in Claude Code's shape ([`transcript`]) before the next event fires. Every hook context
+//!   carries `extra["transcript_path"]` and `extra["permission_mode"]`; `stop` carries
+//!   `stop_hook_active`, `session_start` `source` (`startup` / `resume`).
 //! - [`MediaStore`]: `media://<id>` references for files and bytes.
 //! - [`ScriptedModel`]: replays a script of assistant turns in process, for tests and demos.
 //!
 //! # Decisions
 //!
-//! Where the seeds leave the behaviour open (or their code is a bug), this loop does:
+//! Where PicoClaw and j-cli leave the behaviour open (or their code is a bug), this loop does:
 //!
 //! - `stop` on `pre_tool_execution` ends the turn ([`TurnError::Stopped`]), like `stop` on
 //!   `pre_llm_request` (j-cli ignores it and runs the tool). Calls left unanswered when a turn
@@ -51,7 +89,7 @@
 //!   `response_handled` results ended the turn.
 
 mod agent;
-mod approval;
+pub mod approval;
 mod compaction;
 mod error;
 mod media;

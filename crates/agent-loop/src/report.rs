@@ -215,4 +215,8 @@ pub enum TurnEvent {
     },
     /// The model answered.
     AssistantText(String),
+    /// A piece of the model's text as it streams in (only with
+    /// [`crate::AgentBuilder::streaming`]); [`TurnEvent::AssistantText`] still follows with the
+    /// whole text, as `post_llm_response` left it.
+    AssistantDelta(String),
 }

@@ -248,6 +248,11 @@ impl Session {
             context.tool_name = Some(REGISTER_HOOK.to_owned());
             context.tool_arguments = Some(arguments.clone());
             let outcome = agent.inner.engine.fire(Event::ApproveTool, &mut context).await;
+            if outcome.decision != hook_core::Decision::Approved {
+                let reason = outcome.reason.unwrap_or_else(|| "denied by approval hook".to_owned());
+                report.dropped.push((def, reason));
+                continue;
+            }
             if let Verdict::Refuse(reason, _) = session.decide(REGISTER_HOOK, &arguments, None, None, &outcome).await {
                 report.dropped.push((def, reason));
                 continue;

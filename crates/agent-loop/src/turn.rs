@@ -1,11 +1,11 @@
 //! One turn: the user's message, rounds of compaction → model call → tool calls, until the model
-//! answers; every hookwire event fired at its place with its fields (DESIGN.md's event table and
-//! j-cli's lifecycle), and every observer notification sent.
+//! answers; every hookwire event fired at its place with its fields (the event table of
+//! docs/design.md and j-cli's lifecycle), and every observer notification sent.
 
 use std::time::Instant;
 
 use hook_core::{Decision, Field, FireOutcome, ObserverEvent, Permission};
-use hook_llm::{ChatRequest, Usage};
+use hook_llm::{ChatRequest, StreamDelta, Usage};
 use hook_protocol::{ChatMessage, ContentPart, Context, Event, MessageContent, Role, ToolCall, ToolResult};
 use serde_json::{Value, json};
 
@@ -535,7 +535,18 @@ impl Session {
         };
         st.report.rounds += 1;
         self.emit(&TurnEvent::ModelRequested { round: st.round, purpose: "reply" });
-        let response = match inner.model.complete(request).await {
+        let answer = if inner.is_streaming {
+            let this = &*self;
+            let mut on_delta = |delta: StreamDelta| {
+                if let StreamDelta::Text(text) = delta {
+                    this.emit(&TurnEvent::AssistantDelta(text));
+                }
+            };
+            inner.model.complete_streaming(request, &mut on_delta).await
+        } else {
+            inner.model.complete(request).await
+        };
+        let response = match answer {
             Ok(response) => response,
             Err(source) => {
                 self.notify(st, "error", json!({"Stage": "llm", "Message": source.to_string()}));
@@ -919,10 +930,9 @@ impl Session {
         let text = if args.trim().is_empty() { "{}" } else { args };
         match serde_json::from_str::<Value>(text) {
             Ok(value) => tool.execute_structured(value, &self.tool_context()).await,
-            Err(err) => ToolResult::error(format!(
-                "{name}: the arguments are not valid JSON ({err}); they were: {args}"
-            ))
-            .into(),
+            Err(err) => {
+                ToolResult::error(format!("{name}: the arguments are not valid JSON ({err}); they were: {args}")).into()
+            }
         }
     }
 

@@ -102,5 +102,5 @@ async fn a_turn_with_two_tool_calls_fires_every_event_in_order() {
     assert_eq!(end.payload["Status"], "completed");
     assert_eq!(end.payload["FinalContent"], "done");
     assert_eq!(end.payload["Iterations"], 2);
-    assert_eq!(observers.of_kind("llm_request")[0].payload["ToolsCount"], 5);
+    assert_eq!(observers.of_kind("llm_request")[0].payload["ToolsCount"], 8);
 }

@@ -23,7 +23,7 @@ async fn a_scripted_model_drives_a_turn_and_records_the_requests() {
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0].messages[0].role, Role::System);
     assert_eq!(requests[1].messages.last().unwrap().role, Role::Tool);
-    assert_eq!(requests[0].tools.len(), 5);
+    assert_eq!(requests[0].tools.len(), 8);
     assert_eq!(model.remaining(), 0);
 
     // Past the end of its script it fails, and the turn reports the model error.

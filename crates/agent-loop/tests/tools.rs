@@ -19,7 +19,7 @@ async fn a_bash_timeout_kills_the_whole_process_group() {
     let ctx = ToolContext::new(&dir, "t");
     let started = Instant::now();
     let result = BashTool::default()
-        .execute(json!({"command": "sleep 30 & echo $! > bg.pid; sleep 30", "timeout": 0.5}), &ctx)
+        .execute(json!({"command": "sleep 30 & echo $! > bg.pid; sleep 30", "timeout": 500}), &ctx)
         .await;
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert!(result.is_error());

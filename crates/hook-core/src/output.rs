@@ -229,6 +229,10 @@ impl ContextPatch {
         put(&mut context.tool_arguments, self.tool_arguments, Field::ToolArguments, &mut changed);
         put(&mut context.tool_result, self.tool_result, Field::ToolResult, &mut changed);
         put(&mut context.tool_error, self.tool_error, Field::ToolError, &mut changed);
+        if changed.contains(&Field::ToolResult) {
+            // The agent's structured response described the result a hook just replaced.
+            context.extra.remove("tool_response");
+        }
         changed
     }
 }

@@ -78,7 +78,9 @@ pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs blocking file I/O off the async workers (the workspace's tokio has no `fs` feature).
-pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> std::io::Result<T> + Send + 'static) -> std::io::Result<T> {
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|err| Err(std::io::Error::other(err.to_string())))
 }
 

@@ -45,6 +45,8 @@ pub(crate) struct SessionHooks {
     engine: Engine,
     model: Arc<dyn ChatModel>,
     prefix: String,
+    /// The session the hooks belong to: they run on its events only.
+    session: Arc<str>,
 }
 
 impl fmt::Debug for SessionHooks {
@@ -59,7 +61,7 @@ impl SessionHooks {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
             .collect();
-        SessionHooks { state: Arc::default(), engine, model, prefix }
+        SessionHooks { state: Arc::default(), engine, model, prefix, session: Arc::from(session_id) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -100,6 +102,7 @@ impl SessionHooks {
         };
         let secs = def.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(default_timeout);
         let mut registration = Registration::new(name.clone(), Level::Session, [def.event], hook)
+            .session(self.session.clone())
             .filter(filter)
             .timeout(Duration::from_secs_f64(secs))
             .retry(def.retry.unwrap_or(default_retry));

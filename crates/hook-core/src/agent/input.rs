@@ -126,9 +126,9 @@ pub fn hook_input(agent: Agent, event: Event, context: &Context) -> Map<String, 
     if let Some(result) = &context.tool_result
         && matches!(event, Event::PostToolExecution)
     {
-        // The agent's own structured response, unless a hook replaced the result.
-        let is_original = context.extra.get("tool_response").is_some_and(|raw| value_text(raw) == result.for_llm);
-        if !is_original {
+        // The agent's own structured response (`extra.tool_response`, removed when a hook
+        // replaces the result); else the result's text, as JSON when it is an object.
+        if !context.extra.contains_key("tool_response") {
             let value = hook_protocol::serde_json::from_str::<Value>(&result.for_llm)
                 .ok()
                 .filter(Value::is_object)
