@@ -86,8 +86,9 @@ fn schema(mode: Mode) -> Result<()> {
     Ok(())
 }
 
-/// Builds the `echo_hook` example in release (the harness talks to it), then runs the `compare`
-/// harness in release: hookwire side by side with bare baselines (see docs/performance.md).
+/// Builds the `echo_hook` example and the `hookwire` binary in release (the harness talks to the
+/// one and runs the other as `hookwire hook claude`), then runs the `compare` harness in
+/// release: hookwire side by side with bare baselines (see docs/performance.md).
 fn bench(quick: bool) -> Result<()> {
     let root = schemas_dir().parent().expect("schemas/ lives in the workspace root").to_path_buf();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -103,6 +104,7 @@ fn bench(quick: bool) -> Result<()> {
         Ok(())
     };
     run(&["build", "--release", "-p", "hook-process", "--example", "echo_hook"])?;
+    run(&["build", "--release", "-p", "hook-cli", "--bin", "hookwire"])?;
     let mut args = vec!["run", "--release", "-p", "hookwire-tests", "--bin", "compare", "--"];
     if quick {
         args.push("--quick");

@@ -16,7 +16,8 @@ pub const SCRUBBED_ENV_KEEP: [&str; 8] = ["PATH", "HOME", "LANG", "LC_ALL", "TER
 /// `PATH` when the host has none: what `sh` would search anyway.
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Where the hook runs: the session's working directory, else the host's.
+/// Where the hook runs: its own fixed directory (a project hook's project root), else the
+/// session's working directory, else the host's.
 #[derive(Debug)]
 pub(crate) struct WorkDir {
     /// Set as the child's working directory (`None`: inherit the host's).
@@ -26,7 +27,11 @@ pub(crate) struct WorkDir {
 }
 
 impl WorkDir {
-    pub(crate) fn of(context: &Context) -> Self {
+    pub(crate) fn of(context: &Context, fixed: Option<&Path>) -> Self {
+        if let Some(dir) = fixed {
+            // Whatever the caller's directory: the files trust hashed are the files that run.
+            return WorkDir { set: Some(dir.to_owned()), shown: dir.as_os_str().to_owned() };
+        }
         match context.cwd.as_deref().filter(|cwd| !cwd.is_empty()) {
             Some(cwd) => WorkDir { set: Some(PathBuf::from(cwd)), shown: cwd.into() },
             None => {

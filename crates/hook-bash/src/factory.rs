@@ -50,6 +50,7 @@ impl BashFactory {
         let options = BashOptions {
             name: spec.name.clone(),
             dir: spec.dir.clone(),
+            work_dir: spec.work_dir.clone(),
             env: spec.env.clone(),
             scrub_env: self.options.scrub_env || spec.level == Level::Session,
             ..self.options.clone()

@@ -1,30 +1,17 @@
 //! `BashHook`: one `sh -c "<command>"` per event, bounded in time and in output.
 
-use std::{
-    collections::BTreeMap,
-    ffi::OsStr,
-    fmt, io,
-    path::{Path, PathBuf},
-    process::{ExitStatus, Stdio},
-    sync::{Arc, OnceLock},
-    time::{Duration, Instant},
-};
+use std::{collections::BTreeMap, fmt, io, path::PathBuf, process::Stdio, time::Instant};
 
 use async_trait::async_trait;
 use hook_core::{Hook, HookError, HookInput, HookOutput, head_chars, tail_chars};
-use tokio::{
-    io::AsyncWriteExt,
-    process::{Child, ChildStderr, ChildStdin, ChildStdout, Command},
-};
+use tokio::process::{Child, Command};
 
 use crate::{
     env::{HookEnv, WorkDir},
-    limits::{
-        DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES, LOG_HEAD_CHARS, ReadError, STDERR_TAIL_CHARS, fmt_bytes,
-        read_capped,
-    },
+    limits::{DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES, LOG_HEAD_CHARS, STDERR_TAIL_CHARS, fmt_bytes},
     output::{Speaker, describe_status, parse_stdout},
     process_group::{ProcessGroup, enlarge_stdin_pipe},
+    run::{Abandoned, Stream, exchange, round_to_millis, shell},
 };
 
 /// How a bash hook runs: its name for messages, its directory, environment and output caps.
@@ -34,6 +21,9 @@ pub struct BashOptions {
     pub name: String,
     /// The hook's own directory (directory hooks): `JCLI_HOOK_DIR`, and first on `PATH`.
     pub dir: Option<PathBuf>,
+    /// The directory the hook runs in whatever the session's (a project hook's project root,
+    /// [`hook_core::HookSpec::work_dir`]); `None`: the session's `cwd`, else the host's.
+    pub work_dir: Option<PathBuf>,
     /// Variables added to the hook's environment (the hook's `env` map).
     pub env: BTreeMap<String, String>,
     /// Start from an empty environment and keep only [`SCRUBBED_ENV_KEEP`](crate::SCRUBBED_ENV_KEEP),
@@ -51,6 +41,7 @@ impl Default for BashOptions {
         BashOptions {
             name: String::new(),
             dir: None,
+            work_dir: None,
             env: BTreeMap::new(),
             scrub_env: false,
             max_stdout_bytes: DEFAULT_MAX_STDOUT_BYTES,
@@ -75,37 +66,6 @@ impl fmt::Debug for BashHook {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BashHook").field("name", &self.name).field("command", &self.command).finish_non_exhaustive()
     }
-}
-
-/// A run that ended without being killed.
-#[derive(Debug)]
-struct Finished {
-    status: ExitStatus,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-}
-
-/// Which of the hook's output pipes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stream {
-    Stdout,
-    Stderr,
-}
-
-impl Stream {
-    fn as_str(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
-}
-
-/// Why a run was abandoned before it finished.
-#[derive(Debug)]
-enum Abandoned {
-    OverCap { stream: Stream, head: Vec<u8> },
-    Io { what: &'static str, error: io::Error },
 }
 
 impl BashHook {
@@ -150,8 +110,9 @@ impl BashHook {
         let speaker = Speaker { name: &self.name, event: input.event };
         let message = match &work_dir.set {
             Some(dir) if error.kind() == io::ErrorKind::NotFound && !dir.is_dir() => format!(
-                "{speaker}: its working directory `{}` (the session's cwd) does not exist: {error}",
-                dir.display()
+                "{speaker}: its working directory `{}` ({}) does not exist: {error}",
+                dir.display(),
+                if self.options.work_dir.is_some() { "its project's root" } else { "the session's cwd" }
             ),
             _ if error.kind() == io::ErrorKind::NotFound => {
                 format!(
@@ -201,7 +162,7 @@ impl Hook for BashHook {
         }
         let speaker = Speaker { name: &self.name, event: input.event };
         let payload = input.hook_context_json();
-        let work_dir = WorkDir::of(input.context);
+        let work_dir = WorkDir::of(input.context, self.options.work_dir.as_deref());
 
         let mut child = self.spawn(input, &work_dir)?;
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -250,64 +211,4 @@ impl Hook for BashHook {
         }
         parse_stdout(&finished.stdout, speaker, input.context)
     }
-}
-
-/// Writes the payload, reads both outputs (bounded) and waits for the leader, all at once; done
-/// when the leader has exited and both outputs are closed. A hook that never reads its stdin is
-/// not waited for: the write is dropped (closing the pipe) once the rest is done.
-async fn exchange(
-    child: &mut Child,
-    stdin: ChildStdin,
-    stdout: ChildStdout,
-    stderr: ChildStderr,
-    payload: Arc<[u8]>,
-    (max_stdout, max_stderr): (usize, usize),
-) -> Result<Finished, Abandoned> {
-    let over_cap = |stream: Stream| {
-        move |error| match error {
-            ReadError::OverCap(head) => Abandoned::OverCap { stream, head },
-            ReadError::Io(error) => Abandoned::Io {
-                what: if stream == Stream::Stdout { "reading its stdout" } else { "reading its stderr" },
-                error,
-            },
-        }
-    };
-    let outputs = async {
-        tokio::try_join!(
-            async { read_capped(stdout, max_stdout).await.map_err(over_cap(Stream::Stdout)) },
-            async { read_capped(stderr, max_stderr).await.map_err(over_cap(Stream::Stderr)) },
-            async { child.wait().await.map_err(|error| Abandoned::Io { what: "waiting for it", error }) },
-        )
-    };
-    let writer = write_stdin(stdin, payload);
-    tokio::pin!(outputs, writer);
-    let (stdout, stderr, status) = tokio::select! {
-        result = &mut outputs => result?,
-        () = &mut writer => outputs.await?,
-    };
-    Ok(Finished { status, stdout, stderr })
-}
-
-/// Writes the payload and closes stdin. A hook that exits without reading it makes the write
-/// fail with BrokenPipe, which is not an error.
-async fn write_stdin(mut stdin: ChildStdin, payload: Arc<[u8]>) {
-    if let Err(error) = stdin.write_all(&payload).await
-        && error.kind() != io::ErrorKind::BrokenPipe
-    {
-        tracing::debug!(%error, "writing a bash hook's stdin failed");
-    }
-}
-
-/// `/bin/sh`, named by path: no PATH search (six failed `execve`s on a typical PATH), and a
-/// directory hook's own directory, first on PATH, cannot shadow the shell. `sh` from PATH where
-/// there is no `/bin/sh`.
-fn shell() -> &'static OsStr {
-    static SHELL: OnceLock<&'static OsStr> = OnceLock::new();
-    SHELL.get_or_init(|| if Path::new("/bin/sh").exists() { OsStr::new("/bin/sh") } else { OsStr::new("sh") })
-}
-
-/// The budget as the user configured it: the engine computes the deadline a few microseconds
-/// before `call`, so `999.98ms` is reported as `1s`.
-fn round_to_millis(d: Duration) -> Duration {
-    Duration::from_millis(u64::try_from((d.as_micros() + 500) / 1000).unwrap_or(u64::MAX))
 }

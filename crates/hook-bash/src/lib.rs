@@ -19,7 +19,7 @@
 //!
 //! for (command, decision) in [("rm -rf /", Decision::Skip), ("ls", Decision::Continue)] {
 //!     let arguments = format!(r#"{{"command": "{command}"}}"#);
-//!     let mut context = Context { tool_name: Some("Bash".into()), tool_arguments: Some(arguments), ..Context::default() };
+//!     let mut context = Context { tool_arguments: Some(arguments), ..Context::default() };
 //!     assert_eq!(engine.fire(Event::PreToolExecution, &mut context).await.decision, decision);
 //! }
 //! # }

@@ -1,16 +1,54 @@
 //! `hookwire chat`: an agent with hooks, over an OpenAI-compatible model: a REPL, or one turn
 //! with `-p`.
+//!
+//! Tools with side effects run only when approved: by an approval hook, by the person on the
+//! terminal (`y` / `n` / `a`), or by `--yes` / `--allow TOOL`; without a terminal and without
+//! those flags they are denied, and the model is told so. Each session writes its transcript
+//! (Claude Code's JSONL shape) and its state under `$XDG_STATE_HOME/hookwire/sessions/<id>/`
+//! (default `~/.local/state/hookwire/sessions/<id>/`); `--resume ID` continues it.
 
-use std::{path::PathBuf, sync::Arc};
+use std::{
+    collections::BTreeSet,
+    io::{IsTerminal as _, Write as _},
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
 
-use agent_loop::{Agent, SessionConfig, ToolRegistry};
+use agent_loop::{
+    Agent, ApprovalPolicy, DENIED_NOT_APPROVED, Session, SessionConfig, SessionState, ToolRegistry, TurnError,
+    TurnEvent, TurnReport, TurnStatus,
+};
 use clap::Args;
+use hook_core::{FireOutcome, Level, config::ConfigSource};
+use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
+use serde_json::{Value, json};
 
-use crate::{ConfigArgs, engine, session};
+use crate::{
+    ConfigArgs, Format, audit, discover, engine,
+    terminal::{Input, Interrupt, TerminalAsker, Ui, signals},
+    transcript,
+};
+
+/// Exit codes, as `--help` and the README state them.
+const EXIT_HELP: &str = "Exit codes (with -p):
+  0    the turn completed, whatever the hooks decided (a denied tool, a blocked stop, an abort)
+  1    a model or runtime error (the server failed or timed out, too many rounds)
+  2    a usage or configuration error (bad flags, a hook file that does not load, no model server)
+  130  interrupted (Ctrl-C)
+
+In the REPL, Ctrl-C cancels the running turn (its hooks and tools are killed) and returns to the
+prompt; a second Ctrl-C within 2 s quits (130). An empty line or Ctrl-D ends the session (0).
+
+Tools with side effects (Bash, Write, Edit, register_hook) run only when approved: by an approval
+hook, by you on a terminal (y / n / a = always for this tool in this session), or by --yes /
+--allow TOOL. Without a terminal they are denied and the model is told so. A hook that answers
+`ask` makes hookwire ask you even with --yes or --allow.";
 
 #[derive(Debug, Args)]
+#[command(after_long_help = EXIT_HELP)]
 pub(crate) struct ChatArgs {
-    /// Run one turn with this message and exit.
+    /// Run one turn with this message and exit (no terminal needed).
     #[arg(short = 'p', long = "prompt", value_name = "PROMPT")]
     prompt: Option<String>,
     /// The model (default `HOOKWIRE_MODEL`).
@@ -19,67 +57,547 @@ pub(crate) struct ChatArgs {
     /// OpenAI-compatible base URL (default `OPENAI_BASE_URL`); the key is `OPENAI_API_KEY`.
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
+    /// Seconds one model call may take (each attempt).
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    model_timeout: Option<Duration>,
+    /// Load the hooks of this Claude Code, Gemini CLI or Codex settings file, at user level
+    /// (repeatable; the agent is detected from the path and the event names).
+    #[arg(long = "settings", value_name = "FILE")]
+    settings: Vec<PathBuf>,
     #[command(flatten)]
     config: ConfigArgs,
+    /// Run every tool call no hook refused, without asking.
+    #[arg(long)]
+    yes: bool,
+    /// Run calls of this tool without asking (repeatable), e.g. `--allow Bash`.
+    #[arg(long = "allow", value_name = "TOOL")]
+    allow: Vec<String>,
+    /// Continue the saved session with this id.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
     /// Append one JSON line per hook run to this file.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
     /// Show every event, also those no hook took part in.
     #[arg(long)]
     all_events: bool,
+    /// `text`: the live transcript and the reply; `json`: one JSON object per turn.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
-pub(crate) async fn run(args: ChatArgs) -> u8 {
-    let (engine, model) = match engine::start(&args.config, args.base_url.as_deref(), args.model.as_deref()).await {
-        Ok(started) => started,
-        Err(code) => return code,
-    };
-    let agent = match Agent::builder()
-        .model(model)
-        .engine(engine.clone())
-        .tools(ToolRegistry::with_builtins())
-        .system_prompt("You are a helpful assistant. Use the tools when they help.")
-        .build()
-    {
-        Ok(agent) => Arc::new(agent),
-        Err(e) => {
-            eprintln!("error: {e}");
-            engine.shutdown().await;
-            return 2;
-        }
-    };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let session_id = format!("chat-{}", std::process::id());
-    let mut session = agent.session(SessionConfig::new(session_id, cwd)).await;
-    session::watch(&mut session, args.all_events, args.audit.clone());
-    if let Some(started) = session.start_event().filter(|s| args.all_events || !s.hooks.is_empty()) {
-        session::show(started);
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(format!("`{text}`: give a number of seconds above 0 and at most 86400"));
     }
-    let mut code = 0;
-    let turn = async |session: &mut agent_loop::Session, message: String| match session.send(message).await {
-        Ok(report) => {
-            outln!("assistant: {}", report.reply);
-            0
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Where sessions are kept: `$XDG_STATE_HOME/hookwire/sessions`, else
+/// `~/.local/state/hookwire/sessions`.
+pub(crate) fn sessions_dir() -> Option<PathBuf> {
+    if let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(state).join("hookwire").join("sessions"));
+    }
+    let home = std::env::var_os("HOME").filter(|v| !v.is_empty())?;
+    Some(PathBuf::from(home).join(".local/state/hookwire/sessions"))
+}
+
+/// A session id is a file name: letters, digits, `-`, `_` and `.`, not starting with `.`.
+fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('.')
+        && id.len() <= 128
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn fail(messages: &[String]) -> u8 {
+    for message in messages {
+        eprintln!("error: {message}");
+    }
+    2
+}
+
+/// Loads the configuration, `--settings` files included; warnings go to stderr.
+fn load(args: &ChatArgs, cwd: &Path) -> Result<Vec<hook_core::HookSpec>, u8> {
+    let mut sources = discover::discover(&args.config.configs, args.config.no_default_config, cwd).sources;
+    let mut errors = engine::missing_configs(&args.config.configs, cwd);
+    for path in &args.settings {
+        let path = if path.is_absolute() { path.clone() } else { cwd.join(path) };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let agent = hook_core::config::agent_of(&path, &text);
+                sources.push(ConfigSource::agent(path, Level::User, agent));
+            }
+            Err(e) => errors.push(format!("--settings {}: {e}", path.display())),
         }
-        Err(e) => {
-            outln!("turn failed: {e}");
-            1
+    }
+    let mut loaded = engine::load_sources(&sources);
+    errors.append(&mut loaded.errors);
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    for untrusted in &loaded.untrusted {
+        eprintln!("warning: {}: {}; {}", untrusted.config.display(), untrusted.reason, untrusted.how_to_trust);
+    }
+    if errors.is_empty() { Ok(loaded.specs) } else { Err(fail(&errors)) }
+}
+
+/// The chat model: `--base-url` / `--model` over `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+/// `HOOKWIRE_MODEL`, with `--model-timeout`.
+fn model(args: &ChatArgs) -> Result<Arc<dyn ChatModel>, u8> {
+    let mut config = OpenAiConfig::from_env();
+    if let Some(base_url) = &args.base_url {
+        config.base_url = base_url.clone();
+    }
+    if let Some(model) = &args.model {
+        config.model = model.clone();
+    }
+    if config.base_url.trim().is_empty() {
+        return Err(fail(&[
+            "no model server: set OPENAI_BASE_URL (and OPENAI_API_KEY, HOOKWIRE_MODEL) or pass --base-url".to_owned(),
+        ]));
+    }
+    let mut client = OpenAiClient::new(config).map_err(|e| fail(&[e.to_string()]))?;
+    if let Some(timeout) = args.model_timeout {
+        client = client.with_timeout(timeout);
+    }
+    Ok(Arc::new(client))
+}
+
+/// What the chat session needs to print and save.
+struct Shown {
+    ui: Ui,
+    format: Format,
+    verbose: bool,
+    is_terminal: bool,
+    streamed: Mutex<bool>,
+}
+
+/// Prints the session as it happens (text format), appends hook runs to the audit log, and
+/// drives the spinner.
+fn watch(session: &mut Session, shown: Arc<Shown>, audit_path: Option<PathBuf>) {
+    let audit_path = audit_path.map(Mutex::new);
+    session.on_event(Box::new(move |event: &TurnEvent| {
+        let ui = &shown.ui;
+        match event {
+            TurnEvent::ModelRequested { .. } => ui.working(Some("waiting for the model".to_owned())),
+            TurnEvent::Firing { event, .. } => ui.working(Some(format!("running hooks on {event}"))),
+            TurnEvent::ToolStarted { name, .. } => ui.working(Some(format!("running {name}"))),
+            _ => ui.working(None),
         }
-    };
-    match args.prompt {
-        Some(prompt) => code = turn(&mut session, prompt).await,
-        None => {
-            eprintln!("hookwire chat: type a message, or an empty line / Ctrl-D to leave");
-            // Read on a blocking thread, so Ctrl-C is noticed while waiting for a line.
-            while let Ok(Some(line)) = tokio::task::spawn_blocking(|| std::io::stdin().lines().next()?.ok()).await {
-                if line.trim().is_empty() {
-                    break;
+        if let TurnEvent::Fired(fired) = event
+            && let Some(path) = audit_path.as_ref()
+        {
+            let path = path.lock().unwrap_or_else(|p| p.into_inner());
+            let outcome = FireOutcome { trace: fired.hooks.clone(), ..FireOutcome::empty(fired.event) };
+            if let Err(e) = audit::append(&path, &outcome) {
+                eprintln!("warning: cannot write the audit log {}: {e}", path.display());
+            }
+        }
+        if let TurnEvent::ToolSkipped { name, reason } = event
+            && reason.starts_with(DENIED_NOT_APPROVED)
+            && !shown.is_terminal
+        {
+            ui.print(|| {
+                eprintln!(
+                    "{}",
+                    ui.err.yellow(&format!(
+                        "hookwire: `{name}` was not run: it needs approval and there is no terminal to ask; \
+                         pass --allow {name} or --yes, or configure an approval hook"
+                    ))
+                );
+            });
+        }
+        if shown.format != Format::Text {
+            return;
+        }
+        if let TurnEvent::Fired(fired) = event
+            && !shown.verbose
+            && fired.hooks.is_empty()
+        {
+            return;
+        }
+        let mut streamed = shown.streamed.lock().unwrap_or_else(|p| p.into_inner());
+        match event {
+            TurnEvent::AssistantDelta(text) => {
+                ui.print(|| {
+                    let mut out = std::io::stdout().lock();
+                    if !*streamed {
+                        let _ = write!(out, "   model: ");
+                    }
+                    let _ = write!(out, "{text}");
+                    let _ = out.flush();
+                });
+                *streamed = true;
+                return;
+            }
+            TurnEvent::AssistantText(_) if *streamed => {
+                *streamed = false;
+                ui.print(|| outln!());
+                return;
+            }
+            _ => {}
+        }
+        if *streamed {
+            *streamed = false;
+            ui.print(|| outln!());
+        }
+        let lines = transcript::lines(event);
+        if !lines.is_empty() {
+            ui.print(|| {
+                for line in &lines {
+                    outln!("{}", ui.out.transcript_line(line));
                 }
-                turn(&mut session, line).await;
+            });
+        }
+    }));
+}
+
+/// How a turn ended, for the exit code and the JSON output.
+fn status_of(result: &Result<TurnReport, TurnError>) -> &'static str {
+    match result {
+        Ok(report) => match report.status {
+            TurnStatus::Completed => "completed",
+            TurnStatus::Dropped { .. } => "dropped",
+            TurnStatus::ResponseHandled => "response_handled",
+            TurnStatus::Interrupted => "interrupted",
+            _ => "completed",
+        },
+        Err(TurnError::Cancelled) => "cancelled",
+        Err(TurnError::Aborted { .. } | TurnError::HardAborted { .. } | TurnError::Stopped { .. }) => "ended_by_hook",
+        Err(_) => "error",
+    }
+}
+
+/// The exit code of a `-p` turn: 0 when it completed (whatever the hooks decided), 1 on a
+/// model or runtime error, 130 when cancelled.
+fn exit_code(result: &Result<TurnReport, TurnError>) -> u8 {
+    match status_of(result) {
+        "cancelled" => 130,
+        "error" => 1,
+        _ => 0,
+    }
+}
+
+/// The turn as one JSON object (`--format json`).
+fn turn_json(session: &Session, result: &Result<TurnReport, TurnError>) -> Value {
+    let report = match result {
+        Ok(report) => Some(report),
+        Err(_) => session.last_report(),
+    };
+    let mut out = json!({
+        "session_id": session.id(),
+        "status": status_of(result),
+        "transcript_path": session.transcript_path().map(|p| p.display().to_string()),
+    });
+    if let Err(e) = result {
+        out["error"] = json!(e.to_string());
+    }
+    if let Some(report) = report {
+        out["turn_id"] = json!(report.turn_id);
+        out["reply"] = json!(report.reply);
+        out["rounds"] = json!(report.rounds);
+        out["usage"] = json!({
+            "prompt_tokens": report.usage.prompt_tokens,
+            "completion_tokens": report.usage.completion_tokens,
+            "total_tokens": report.usage.total_tokens,
+        });
+        out["notices"] = json!(report.notices);
+        out["tools"] = report
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"name": t.name, "arguments": t.arguments, "call_id": t.call_id, "outcome": t.outcome,
+                       "is_error": t.is_error, "content": t.content})
+            })
+            .collect();
+        out["events"] = report
+            .events
+            .iter()
+            .filter(|e| !e.hooks.is_empty())
+            .map(|e| {
+                json!({
+                    "event": e.event.as_str(),
+                    "round": e.round,
+                    "tool_name": e.tool_name,
+                    "decision": e.decision.as_str(),
+                    "reason": e.reason,
+                    "hooks": e.hooks.iter().map(|h| json!({
+                        "id": h.id.as_str(),
+                        "outcome": h.outcome.as_str(),
+                        "action": h.action.map(|a| a.as_str()),
+                        "error": h.error.as_ref().map(ToString::to_string),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        if let TurnStatus::Dropped { reason, feedback } = &report.status {
+            out["dropped"] = json!({"reason": reason, "feedback": feedback});
+        }
+    }
+    out
+}
+
+/// Prints the end of a turn.
+fn show_turn(shown: &Shown, session: &Session, result: &Result<TurnReport, TurnError>) {
+    let ui = &shown.ui;
+    if shown.format == Format::Json {
+        ui.print(|| outln!("{}", turn_json(session, result)));
+        return;
+    }
+    ui.print(|| match result {
+        Ok(report) => match &report.status {
+            TurnStatus::Dropped { reason, feedback } => {
+                let why = reason.as_deref().or(feedback.as_deref()).unwrap_or("no reason given");
+                outln!("{}", ui.out.yellow(&format!("message dropped by a hook: {why}")));
+            }
+            TurnStatus::Interrupted => outln!("{}", ui.out.yellow("turn interrupted")),
+            _ => outln!("{} {}", ui.out.bold("assistant:"), report.reply),
+        },
+        Err(TurnError::Cancelled) => eprintln!("{}", ui.err.yellow("turn cancelled")),
+        Err(e @ (TurnError::Aborted { .. } | TurnError::HardAborted { .. } | TurnError::Stopped { .. })) => {
+            outln!("{}", ui.out.yellow(&format!("turn ended by a hook: {e}")));
+        }
+        Err(e) => eprintln!("{} {e}", ui.err.red("error:")),
+    });
+}
+
+/// Saves the session's state beside its transcript.
+fn save(dir: Option<&Path>, session: &Session) {
+    let Some(dir) = dir else { return };
+    let state = session.state();
+    let written = serde_json::to_vec_pretty(&state)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join("state.json"), bytes)));
+    if let Err(e) = written {
+        eprintln!("warning: cannot save the session to {}: {e}", dir.display());
+    }
+}
+
+/// Reads a saved session.
+fn saved(dir: &Path, id: &str) -> Result<SessionState, String> {
+    let path = dir.join("state.json");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("--resume {id}: cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("--resume {id}: {} is not a saved session: {e}", path.display()))
+}
+
+/// Runs one turn; Ctrl-C cancels it (hooks and tools of the turn are killed). Whether a second
+/// Ctrl-C within 2 s asked to quit, or a signal asked to quit, with its code.
+async fn run_turn(
+    session: &mut Session,
+    message: String,
+    signals: &mut tokio::sync::mpsc::UnboundedReceiver<Interrupt>,
+    last_interrupt: &mut Option<Instant>,
+) -> (Result<TurnReport, TurnError>, Option<u8>) {
+    let handle = session.cancel_handle();
+    let send = session.send(message);
+    tokio::pin!(send);
+    let mut quit = None;
+    loop {
+        tokio::select! {
+            result = &mut send => return (result, quit),
+            Some(signal) = signals.recv() => {
+                match signal {
+                    Interrupt::Quit(code) => quit = Some(code),
+                    Interrupt::Interrupt => {
+                        if last_interrupt.is_some_and(|at| at.elapsed() < Duration::from_secs(2)) {
+                            quit = Some(130);
+                        }
+                        *last_interrupt = Some(Instant::now());
+                    }
+                }
+                handle.abort();
             }
         }
     }
+}
+
+pub(crate) async fn run(args: ChatArgs) -> u8 {
+    let mut signals = signals();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if let Some(id) = args.resume.as_deref().filter(|id| !is_valid_id(id)) {
+        return fail(&[format!("--resume {id}: not a session id")]);
+    }
+    let sessions = sessions_dir();
+    let resumed = match (&args.resume, &sessions) {
+        (Some(id), Some(dir)) => match saved(&dir.join(id), id) {
+            Ok(state) => Some(state),
+            Err(e) => return fail(&[e]),
+        },
+        (Some(id), None) => {
+            return fail(&[format!("--resume {id}: no state directory (set HOME or XDG_STATE_HOME)")]);
+        }
+        (None, _) => None,
+    };
+    let specs = match load(&args, &cwd) {
+        Ok(specs) => specs,
+        Err(code) => return code,
+    };
+    let model = match model(&args) {
+        Ok(model) => model,
+        Err(code) => return code,
+    };
+    let engine = engine::engine(model.clone());
+    let errors = engine::mount(&engine, specs).await;
+    if !errors.is_empty() {
+        engine.shutdown().await;
+        return fail(&errors);
+    }
+
+    let ui = Ui::new();
+    let is_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    // Lines are read only when someone types them: the REPL, or approval questions.
+    let input = (args.prompt.is_none() || is_terminal).then(Input::stdin);
+    let allowed: BTreeSet<String> = args.allow.iter().cloned().collect();
+    let policy = match (&input, is_terminal) {
+        (Some(input), true) => ApprovalPolicy::Ask(Arc::new(TerminalAsker {
+            input: input.clone(),
+            ui: ui.clone(),
+            is_yes: args.yes,
+            allowed: allowed.clone(),
+        })),
+        _ if args.yes => ApprovalPolicy::AllowAll,
+        _ if !allowed.is_empty() => ApprovalPolicy::Allow(allowed),
+        _ => ApprovalPolicy::default(),
+    };
+    let is_streaming = args.format == Format::Text && std::io::stdout().is_terminal();
+    let mut builder = Agent::builder()
+        .model(model)
+        .engine(engine.clone())
+        .tools(ToolRegistry::with_builtins())
+        .system_prompt(
+            "You are a helpful coding agent. Use the tools (Bash, Read, Write, Edit, Glob, Grep, LS) to inspect \
+             and change files in the working directory.",
+        )
+        .approval(policy)
+        .streaming(is_streaming);
+    if let Some(timeout) = args.model_timeout {
+        builder = builder.model_timeout(timeout);
+    }
+    let agent = match builder.build() {
+        Ok(agent) => agent,
+        Err(e) => {
+            engine.shutdown().await;
+            return fail(&[e.to_string()]);
+        }
+    };
+
+    let id = resumed.as_ref().map_or_else(agent_loop::transcript::new_uuid, |state| state.id.clone());
+    let session_dir = sessions.map(|dir| dir.join(&id));
+    let transcript_path = session_dir.as_ref().map(|dir| dir.join("transcript.jsonl"));
+    if session_dir.is_none() {
+        eprintln!("warning: no state directory (set HOME or XDG_STATE_HOME): the session is not saved");
+    }
+    let mut session = match resumed {
+        Some(state) => {
+            let (session, report) = Session::restore_with(&agent, state, transcript_path).await;
+            for name in &report.rearmed {
+                eprintln!("session hook re-armed: {name}");
+            }
+            for (def, why) in &report.dropped {
+                eprintln!("session hook dropped ({} on {}): {why}", def.kind, def.event);
+            }
+            session
+        }
+        None => {
+            let mut config = SessionConfig::new(id.clone(), cwd);
+            config.transcript_path = transcript_path;
+            agent.session(config).await
+        }
+    };
+    let shown = Arc::new(Shown {
+        ui: ui.clone(),
+        format: args.format,
+        verbose: args.all_events,
+        is_terminal,
+        streamed: Mutex::new(false),
+    });
+    watch(&mut session, shown.clone(), args.audit.clone());
+    if args.format == Format::Text
+        && let Some(started) = session.start_event().filter(|s| args.all_events || !s.hooks.is_empty())
+    {
+        for line in transcript::fired_lines(started) {
+            outln!("{line}");
+        }
+    }
+    ui.start_spinner();
+    let mut last_interrupt: Option<Instant> = None;
+    let code = match args.prompt {
+        Some(prompt) => {
+            let (result, quit) = run_turn(&mut session, prompt, &mut signals, &mut last_interrupt).await;
+            ui.working(None);
+            show_turn(&shown, &session, &result);
+            quit.unwrap_or_else(|| exit_code(&result))
+        }
+        None => {
+            let input = input.unwrap_or_else(Input::stdin);
+            if is_terminal {
+                eprintln!(
+                    "hookwire chat: session {} in {}. Type a message; an empty line or Ctrl-D leaves, Ctrl-C cancels a turn.",
+                    session.id(),
+                    session.cwd().display()
+                );
+            }
+            repl(&mut session, &input, &shown, &mut signals, &mut last_interrupt, session_dir.as_deref()).await
+        }
+    };
+    save(session_dir.as_deref(), &session);
+    ui.working(None);
     session.close().await;
     engine.shutdown().await;
+    if session_dir.is_some() && args.format == Format::Text {
+        eprintln!("{}", ui.err.dim(&format!("session {id} saved; continue it with `hookwire chat --resume {id}`")));
+    }
     code
+}
+
+/// The REPL: read a line, run a turn, until an empty line, the end of the input, or a second
+/// Ctrl-C within 2 s.
+async fn repl(
+    session: &mut Session,
+    input: &Input,
+    shown: &Shown,
+    signals: &mut tokio::sync::mpsc::UnboundedReceiver<Interrupt>,
+    last_interrupt: &mut Option<Instant>,
+    session_dir: Option<&Path>,
+) -> u8 {
+    let ui = &shown.ui;
+    loop {
+        if shown.is_terminal {
+            ui.print(|| {
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "{}", ui.err.bold("> "));
+                let _ = err.flush();
+            });
+        }
+        let line = tokio::select! {
+            line = input.next_line() => line,
+            Some(signal) = signals.recv() => match signal {
+                Interrupt::Quit(code) => return code,
+                Interrupt::Interrupt => {
+                    if last_interrupt.is_some_and(|at| at.elapsed() < Duration::from_secs(2)) {
+                        eprintln!();
+                        return 130;
+                    }
+                    *last_interrupt = Some(Instant::now());
+                    eprintln!("\n{}", ui.err.dim("(Ctrl-C again within 2 s to quit)"));
+                    continue;
+                }
+            },
+        };
+        let Some(line) = line else { return 0 };
+        if line.trim().is_empty() {
+            return 0;
+        }
+        let (result, quit) = run_turn(session, line, signals, last_interrupt).await;
+        ui.working(None);
+        show_turn(shown, session, &result);
+        save(session_dir, session);
+        if let Some(code) = quit {
+            return code;
+        }
+    }
 }

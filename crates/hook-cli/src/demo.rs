@@ -1,30 +1,98 @@
-//! `hookwire demo`: a scripted session over `examples/demo/`, with no network and no key.
+//! `hookwire demo`: a scripted session over the demo shipped in the binary, with no network and
+//! no key.
 //!
 //! The model is a `ScriptedModel` (it replays a fixed script; it is not a model), and so is the
 //! reviewer the llm hook asks. Everything else is real: the Python weather plugin is a process
 //! hook speaking JSON-RPC over stdio, the guard and the approver are bash hooks run with `sh -c`,
 //! the tools touch a temporary working directory.
+//!
+//! The demo's hooks are `examples/demo/`, compiled into the binary and written at run time to
+//! a private temporary directory: the demo never loads hooks from the current directory (a
+//! repository with its own `examples/demo/` would otherwise run its code), only from there or
+//! from an explicit `--dir`.
 
 use std::{
+    os::unix::fs::{DirBuilderExt, PermissionsExt},
     path::{Path, PathBuf},
     sync::Arc,
 };
 
 use agent_loop::{Agent, CompactionConfig, ScriptedModel, ScriptedTurn, SessionConfig, ToolRegistry};
 use clap::Args;
-use hook_core::{Deadlines, HookDefinition, Level, config};
+use hook_core::{Deadlines, Level, config};
 use hook_protocol::ToolCall;
 
 use crate::{engine, session};
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
-    /// The demo folder (default: `examples/demo` of this checkout).
+    /// Run the demo over this folder instead of the one shipped in hookwire (it must hold
+    /// `picoclaw.json` and `hooks/`).
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Append one JSON line per hook run to this file.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
+}
+
+/// The demo shipped in the binary: `examples/demo/`, path and content, and whether it is run
+/// as a program.
+const DEMO_FILES: [(&str, &str, bool); 8] = [
+    ("picoclaw.json", include_str!("../../../examples/demo/picoclaw.json"), false),
+    ("weather_plugin.py", include_str!("../../../examples/demo/weather_plugin.py"), true),
+    ("hooks/approver/HOOK.yaml", include_str!("../../../examples/demo/hooks/approver/HOOK.yaml"), false),
+    ("hooks/approver/approve.sh", include_str!("../../../examples/demo/hooks/approver/approve.sh"), true),
+    ("hooks/keep-facts/HOOK.yaml", include_str!("../../../examples/demo/hooks/keep-facts/HOOK.yaml"), false),
+    ("hooks/no-rm-rf/HOOK.yaml", include_str!("../../../examples/demo/hooks/no-rm-rf/HOOK.yaml"), false),
+    ("hooks/no-rm-rf/guard.sh", include_str!("../../../examples/demo/hooks/no-rm-rf/guard.sh"), true),
+    ("hooks/reviewer/HOOK.yaml", include_str!("../../../examples/demo/hooks/reviewer/HOOK.yaml"), false),
+];
+
+/// A directory only this user can read, removed on drop.
+struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    /// A new directory under the system temp dir, created (mode 0700) where nothing existed:
+    /// a name someone else created first, or a link planted there, is never used.
+    fn new() -> std::io::Result<PrivateDir> {
+        let base = std::env::temp_dir();
+        let mut last = None;
+        for attempt in 0..16_u32 {
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let path = base.join(format!("hookwire-demo-{}-{nanos:08x}-{attempt}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(PrivateDir(path)),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("cannot create a temporary directory")))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes the shipped demo under `dir`.
+fn unpack(dir: &Path) -> std::io::Result<PathBuf> {
+    let demo = dir.join("demo");
+    for (relative, content, is_program) in DEMO_FILES {
+        let path = demo.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(parent)?;
+        }
+        std::fs::write(&path, content)?;
+        let mode = if is_program { 0o700 } else { 0o600 };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))?;
+    }
+    Ok(demo)
 }
 
 /// The user's message of the demo session.
@@ -55,39 +123,49 @@ fn agent_script() -> Vec<ScriptedTurn> {
     ]
 }
 
-/// The folder with the demo's hooks.
-fn demo_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
-    let candidates = [
-        explicit,
-        std::env::var_os("HOOKWIRE_DEMO_DIR").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo")),
-        Some(PathBuf::from("examples/demo")),
-    ];
-    candidates.into_iter().flatten().find(|dir| dir.join("picoclaw.json").is_file()).and_then(|d| d.canonicalize().ok())
-}
-
-/// A fresh working directory with a scratch folder for the session's tools.
-fn work_dir() -> std::io::Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("hookwire-demo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("scratch"))?;
-    std::fs::write(dir.join("scratch").join("old.log"), "yesterday's log\n")?;
-    std::fs::write(dir.join("README.txt"), "a folder for the hookwire demo\n")?;
-    Ok(dir)
+/// A fresh working directory under `dir` with a scratch folder for the session's tools.
+fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    let work = dir.join("work");
+    std::fs::DirBuilder::new().mode(0o700).create(&work)?;
+    std::fs::create_dir_all(work.join("scratch"))?;
+    std::fs::write(work.join("scratch").join("old.log"), "yesterday's log\n")?;
+    std::fs::write(work.join("README.txt"), "a folder for the hookwire demo\n")?;
+    Ok(work)
 }
 
 pub(crate) async fn run(args: DemoArgs) -> u8 {
-    let Some(demo) = demo_dir(args.dir) else {
-        eprintln!("error: cannot find the demo folder (examples/demo); pass --dir or set HOOKWIRE_DEMO_DIR");
-        return 2;
+    let private = match PrivateDir::new() {
+        Ok(private) => private,
+        Err(e) => {
+            eprintln!("error: cannot create the demo's temporary directory: {e}");
+            return 2;
+        }
     };
-    let work = match work_dir() {
+    let demo = match &args.dir {
+        Some(dir) => {
+            if !dir.join("picoclaw.json").is_file() || !dir.join("hooks").is_dir() {
+                eprintln!("error: --dir {}: no demo there (it needs `picoclaw.json` and `hooks/`)", dir.display());
+                return 2;
+            }
+            dir.canonicalize().unwrap_or_else(|_| dir.clone())
+        }
+        None => match unpack(private.path()) {
+            Ok(demo) => demo,
+            Err(e) => {
+                eprintln!("error: cannot write the demo's hooks to {}: {e}", private.path().display());
+                return 2;
+            }
+        },
+    };
+    let work = match work_dir(private.path()) {
         Ok(work) => work,
         Err(e) => {
             eprintln!("error: cannot create the demo's working directory: {e}");
             return 2;
         }
     };
+    // The plugin's relative command resolves against its config file's directory (the loader
+    // records it on the spec), wherever hookwire is started.
     let sources =
         [demo.join("hooks"), demo.join("picoclaw.json")].map(|path| config::ConfigSource::new(path, Level::User));
     let loaded = config::load(&sources, Deadlines::default(), None);
@@ -97,15 +175,7 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
         }
         return 2;
     }
-    let mut specs = loaded.specs;
-    for spec in &mut specs {
-        // The plugin's command is relative to the demo folder.
-        if let HookDefinition::Process(process) = &mut spec.definition
-            && process.dir.is_none()
-        {
-            process.dir = Some(demo.display().to_string());
-        }
-    }
+    let specs = loaded.specs;
 
     let reviewer = ScriptedModel::new(
         (0..8).map(|_| ScriptedTurn::text("```json\n{\"system_message\": \"reviewer: no secrets in the reply\"}\n```")),
@@ -179,7 +249,7 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
         );
     }
     engine.shutdown().await;
-    let _ = std::fs::remove_dir_all(&work);
+    drop(private);
     code
 }
 

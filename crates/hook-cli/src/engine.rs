@@ -8,7 +8,7 @@ use std::{
 use hook_core::{
     Deadlines, Engine, HookDefinition, HookSpec, Level,
     config::{self, ConfigError, Untrusted},
-    trust::{FileTrustStore, TrustError, TrustRecord, TrustStore},
+    trust::{FileTrustStore, TrustCheck, TrustError, TrustRecord, TrustStore, guarded, undetermined},
 };
 use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
 
@@ -28,8 +28,8 @@ pub(crate) struct LoadedConfig {
 struct NoTrustRecords;
 
 impl TrustStore for NoTrustRecords {
-    fn get(&self, _root: &std::path::Path) -> Option<TrustRecord> {
-        None
+    fn try_get(&self, _root: &std::path::Path) -> Result<Option<TrustRecord>, TrustError> {
+        Ok(None)
     }
 
     fn put(&self, record: TrustRecord) -> Result<(), TrustError> {
@@ -43,8 +43,8 @@ impl TrustStore for NoTrustRecords {
         Ok(false)
     }
 
-    fn list(&self) -> Vec<TrustRecord> {
-        Vec::new()
+    fn try_list(&self) -> Result<Vec<TrustRecord>, TrustError> {
+        Ok(Vec::new())
     }
 }
 
@@ -76,12 +76,22 @@ pub(crate) fn load_sources(sources: &[config::ConfigSource]) -> LoadedConfig {
         Some(path) => Box::new(FileTrustStore::new(path)),
         None => Box::new(NoTrustRecords),
     };
-    let loaded = config::load(sources, Deadlines::default(), Some(store.as_ref()));
+    let loaded = config::load(sources, Deadlines::default(), Some(&TrustCheck::new(store.as_ref())));
     let kinds = kinds();
     let errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
     let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
     let mut specs = Vec::with_capacity(loaded.specs.len());
     for spec in loaded.specs {
+        // A trusted project hook whose command hookwire cannot follow: the trust covers only
+        // the files it could tell (`hookwire trust` showed the same lines).
+        if let Some(guard) = &spec.trust {
+            for note in undetermined(&spec, guard.root()) {
+                warnings.push(format!(
+                    "{}: hook `{}`: hookwire cannot tell what this runs: {note}; the trust covers only the files it names",
+                    spec.source, spec.name
+                ));
+            }
+        }
         if calls_the_bridge(&spec) {
             // `hookwire hook` installed in an agent's settings would run hookwire inside itself.
             warnings.push(format!("{}: hook `{}` runs `hookwire hook` itself; skipped", spec.source, spec.name));
@@ -140,16 +150,31 @@ struct LazyModel {
 #[hook_core::async_trait]
 impl ChatModel for LazyModel {
     async fn complete(&self, request: hook_llm::ChatRequest) -> Result<hook_llm::ChatResponse, hook_llm::ModelError> {
-        let client =
-            self.client.get_or_init(|| async { chat_model(self.base_url.as_deref(), self.model.as_deref()) }).await;
-        match client {
+        match self.client().await {
             Ok(client) => client.complete(request).await,
+            Err(message) => Err(hook_llm::ModelError::Client { message: message.clone() }),
+        }
+    }
+
+    async fn complete_streaming(
+        &self,
+        request: hook_llm::ChatRequest,
+        on_delta: &mut (dyn FnMut(hook_llm::StreamDelta) + Send),
+    ) -> Result<hook_llm::ChatResponse, hook_llm::ModelError> {
+        match self.client().await {
+            Ok(client) => client.complete_streaming(request, on_delta).await,
             Err(message) => Err(hook_llm::ModelError::Client { message: message.clone() }),
         }
     }
 
     fn model_name(&self) -> &str {
         &self.name
+    }
+}
+
+impl LazyModel {
+    async fn client(&self) -> &Result<Arc<dyn ChatModel>, String> {
+        self.client.get_or_init(|| async { chat_model(self.base_url.as_deref(), self.model.as_deref()) }).await
     }
 }
 
@@ -181,21 +206,27 @@ pub(crate) fn factory(kind: &str) -> Option<Arc<dyn hook_core::HookFactory>> {
 }
 
 /// An engine that can build every kind hookwire runs.
+///
+/// Claude Code family command hooks see the project root as `CLAUDE_PROJECT_DIR` (as their
+/// agents set it) wherever in the project hookwire runs: the files trust hashed for
+/// `"$CLAUDE_PROJECT_DIR"/...` are the files that run, not a same-named file below the caller.
 pub(crate) fn engine(model: Arc<dyn ChatModel>) -> Engine {
-    engine_for(model, None)
+    let project = std::env::current_dir().ok().and_then(|cwd| discover::project_root(&cwd));
+    engine_for(model, project)
 }
 
 /// An engine with every factory; Claude Code family command hooks run in `project_dir`
 /// (default: the session's directory).
 pub(crate) fn engine_for(model: Arc<dyn ChatModel>, project_dir: Option<PathBuf>) -> Engine {
     let command_options = hook_bash::AgentCommandOptions { project_dir, ..hook_bash::AgentCommandOptions::default() };
+    // Every factory is `guarded`: a trusted project's hook checks its files before each run.
     let mut builder = Engine::builder()
-        .factory(Arc::new(hook_bash::BashFactory::default()))
-        .factory(Arc::new(hook_llm::LlmFactory::new(model.clone())))
-        .factory(Arc::new(hook_process::ProcessFactory::default()))
-        .factory(Arc::new(hook_bash::AgentCommandFactory::new(command_options)))
-        .factory(Arc::new(hook_llm::AgentHttpFactory::new()))
-        .factory(Arc::new(hook_llm::AgentPromptFactory::new(model.clone(), model.model_name().to_owned())));
+        .factory(guarded(Arc::new(hook_bash::BashFactory::default())))
+        .factory(guarded(Arc::new(hook_llm::LlmFactory::new(model.clone()))))
+        .factory(guarded(Arc::new(hook_process::ProcessFactory::default())))
+        .factory(guarded(Arc::new(hook_bash::AgentCommandFactory::new(command_options))))
+        .factory(guarded(Arc::new(hook_llm::AgentHttpFactory::new())))
+        .factory(guarded(Arc::new(hook_llm::AgentPromptFactory::new(model.clone(), model.model_name().to_owned()))));
     for kind in hook_core::agent::UNSUPPORTED_KINDS {
         builder = builder.factory(Arc::new(hook_core::agent::UnsupportedFactory::new(kind)));
     }

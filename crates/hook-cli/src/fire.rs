@@ -3,12 +3,21 @@
 use std::{io::Read, path::PathBuf};
 
 use clap::Args;
-use hook_core::{Context, Event, FireOutcome};
+use hook_core::{Context, Decision, Event, FireOutcome};
 use serde_json::{Map, Value, json};
 
 use crate::{ConfigArgs, Format, audit, engine};
 
+/// The exit codes of `--exit-code`.
+const EXIT_CODES: &str = "Exit codes:
+  0  the hooks ran (with --exit-code: continue, approved or respond)
+  1  the context could not be read
+  2  a usage or configuration error (an unknown event, a hook file that does not load)
+  3  with --exit-code: denied, deny_tool, skip or stop
+  4  with --exit-code: abort_turn or hard_abort";
+
 #[derive(Debug, Args)]
+#[command(after_long_help = EXIT_CODES)]
 pub(crate) struct FireArgs {
     /// The event: any canonical name or alias (`pre_tool_execution`, `before_tool`, `PreToolUse`, ...).
     event: String,
@@ -29,6 +38,19 @@ pub(crate) struct FireArgs {
     /// Model for llm hooks (default `HOOKWIRE_MODEL`).
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
+    /// Exit with the decision: 0 continue / approved / respond, 3 denied / deny_tool / skip /
+    /// stop, 4 abort_turn / hard_abort (for scripts: `hookwire fire ... --exit-code || exit`).
+    #[arg(long)]
+    exit_code: bool,
+}
+
+/// The exit code `--exit-code` gives `decision`.
+pub(crate) fn decision_code(decision: Decision) -> u8 {
+    match decision {
+        Decision::Continue | Decision::Approved | Decision::Respond => 0,
+        Decision::AbortTurn | Decision::HardAbort => 4,
+        _ => 3,
+    }
 }
 
 /// Reads `--context`: a JSON object; `event` in it is ignored in favour of EVENT.
@@ -163,5 +185,5 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
     }
     // The outcome is out before the hooks are taken down.
     engine.shutdown().await;
-    0
+    if args.exit_code { decision_code(outcome.decision) } else { 0 }
 }

@@ -239,7 +239,7 @@ fn selection(args: &HookArgs, cwd: &Path) -> Selection {
 async fn through_daemon(
     args: &HookArgs,
     event: Event,
-    input: Value,
+    text: &str,
     cwd: &Path,
     loaded: &mut Option<Result<LoadedConfig, String>>,
 ) -> Option<BridgeAnswer> {
@@ -263,7 +263,8 @@ async fn through_daemon(
         }
     };
     let params = FireParams {
-        input: Some(input),
+        // Parsed again rather than kept: the in-process path never pays for a copy.
+        input: Some(serde_json::from_str(text).ok()?),
         selection: selection(args, cwd),
         cwd: Some(cwd.display().to_string()),
         root: Some(root.display().to_string()),
@@ -287,26 +288,77 @@ async fn through_daemon(
     }
 }
 
-pub(crate) async fn run(args: HookArgs) -> u8 {
+/// A bridge call after its synchronous part: answered, or with work that needs the runtime.
+#[derive(Debug)]
+pub(crate) enum Prepared {
+    /// Answered (printed); the exit code.
+    Answered(u8),
+    /// Hooks to run.
+    Fire(Box<Pending>),
+}
+
+/// What a bridge call that runs hooks carries into the runtime.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    args: HookArgs,
+    event: Event,
+    context: Context,
+    text: String,
+    cwd: PathBuf,
+    /// `None`: go through the project's daemon, which is running (or worth starting).
+    loaded: Option<Result<LoadedConfig, String>>,
+}
+
+/// Everything a bridge call can do without an async runtime: read and check the input, load
+/// the configuration, and answer at once when nothing is to run — the common case for most
+/// events, which then costs no runtime, no thread and no engine.
+pub(crate) fn prepare(args: HookArgs) -> Prepared {
     let agent = args.agent;
     let mut text = String::new();
     if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_string(&mut text) {
-        return write_answer(&failure_answer(&format!("cannot read the hook input on stdin: {e}")));
+        return Prepared::Answered(write_answer(&failure_answer(&format!("cannot read the hook input on stdin: {e}"))));
     }
     let input: Value = match serde_json::from_str(&text) {
         Ok(input) => input,
-        Err(e) => return write_answer(&failure_answer(&format!("the hook input on stdin is not JSON: {e}"))),
+        Err(e) => {
+            return Prepared::Answered(write_answer(&failure_answer(&format!(
+                "the hook input on stdin is not JSON: {e}"
+            ))));
+        }
     };
-    let use_daemon = daemon_allowed(&args);
-    let kept_input = use_daemon.then(|| input.clone());
     let (event, context) = match context_from_input(agent, input) {
         Ok(read) => read,
-        Err(e) => return write_answer(&failure_answer(&e.to_string())),
+        Err(e) => return Prepared::Answered(write_answer(&failure_answer(&e.to_string()))),
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let mut loaded = None;
-    if let Some(input) = kept_input
-        && let Some(answer) = through_daemon(&args, event, input, &cwd, &mut loaded).await
+    if daemon_allowed(&args) && daemon_is_running(&cwd) {
+        return Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: None }));
+    }
+    let loaded = load_bridge(agent, &args.settings, &args.config.configs, args.config.no_default_config, &cwd);
+    let worth_a_daemon = matches!(&loaded, Ok(l) if l.errors.is_empty() && has_process_hooks(l));
+    match &loaded {
+        Ok(l) if load_problem(l).is_none() && !is_relevant(&l.specs, event) && !worth_a_daemon => {
+            Prepared::Answered(write_answer(&with_notes(&notes_of(l), no_decision())))
+        }
+        _ if worth_a_daemon && daemon_allowed(&args) => {
+            Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: None }))
+        }
+        _ => Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: Some(loaded) })),
+    }
+}
+
+/// Whether the project's daemon seems to run (its socket exists; a stale one is found out on
+/// connecting).
+fn daemon_is_running(cwd: &Path) -> bool {
+    daemon::paths_for(&daemon::project_root(cwd)).is_some_and(|paths| paths.socket.exists())
+}
+
+/// The rest of a bridge call: through the daemon, else in this process.
+pub(crate) async fn finish(pending: Pending) -> u8 {
+    let Pending { args, event, context, text, cwd, mut loaded } = pending;
+    let agent = args.agent;
+    if loaded.is_none()
+        && let Some(answer) = through_daemon(&args, event, &text, &cwd, &mut loaded).await
     {
         return write_answer(&answer);
     }
@@ -315,6 +367,14 @@ pub(crate) async fn run(args: HookArgs) -> u8 {
         None => load_bridge(agent, &args.settings, &args.config.configs, args.config.no_default_config, &cwd),
     };
     in_process(agent, event, context, &cwd, loaded).await
+}
+
+/// A whole bridge call.
+pub(crate) async fn run(args: HookArgs) -> u8 {
+    match prepare(args) {
+        Prepared::Answered(code) => code,
+        Prepared::Fire(pending) => finish(*pending).await,
+    }
 }
 
 /// Fires in this process: mounts the hooks, fires, answers, takes the hooks down.
@@ -337,9 +397,8 @@ async fn in_process(
         // Nothing to run: answer at once, with no runtime work beyond reading the input.
         return write_answer(&with_notes(&notes, no_decision()));
     }
-    let project = project_dir(agent)
-        .or_else(|| context.cwd.as_ref().map(PathBuf::from))
-        .unwrap_or_else(|| cwd.to_path_buf());
+    let project =
+        project_dir(agent).or_else(|| context.cwd.as_ref().map(PathBuf::from)).unwrap_or_else(|| cwd.to_path_buf());
     let engine = engine::engine_for(engine::lazy_model(None, None), Some(project));
     let errors = engine::mount(&engine, loaded.specs).await;
     if !errors.is_empty() {

@@ -18,6 +18,8 @@ macro_rules! outln {
 mod audit;
 mod chat;
 mod check;
+mod completions;
+mod contain;
 mod daemon;
 mod demo;
 mod discover;
@@ -28,6 +30,7 @@ mod install;
 mod serve;
 mod session;
 mod stats;
+mod terminal;
 mod transcript;
 mod trust;
 
@@ -59,25 +62,20 @@ enum Command {
     },
     /// Fire one event through the configured hooks and print the outcome.
     Fire(fire::FireArgs),
-    /// Show a project's hooks with the scripts they run, and record (or list, or revoke) trust.
-    Trust {
-        /// List every trust record.
-        #[arg(long, conflicts_with = "revoke")]
-        list: bool,
-        /// Revoke the trust record of the project.
-        #[arg(long)]
-        revoke: bool,
-        /// The project directory (default: the nearest directory with `.hookwire/` or `.jcli/`).
-        dir: Option<PathBuf>,
-    },
-    /// Run a scripted session over `examples/demo/` (no network, no API key) and print every
-    /// event and hook decision.
+    /// Show a project's hooks with every command and file they run, and record (or list, or
+    /// revoke) trust.
+    Trust(trust::TrustArgs),
+    /// Run the scripted demo session shipped in hookwire (no network, no API key) and print
+    /// every event and hook decision.
     Demo(demo::DemoArgs),
     /// Chat with an agent that runs the configured hooks (OpenAI-compatible model).
     Chat(chat::ChatArgs),
     /// Answer as one hook of Claude Code, Gemini CLI or Codex: read its hook input on stdin, run
     /// every configured hook, print the combined answer.
     Hook(hook::HookArgs),
+    /// A `hook` call whose synchronous part is done (not a command line).
+    #[command(skip)]
+    HookPending(Box<hook::Pending>),
     /// Run the project's daemon: hooks stay up between `hookwire hook` calls, and any program
     /// can fire events over its Unix socket (docs/daemon.md).
     Serve(serve::ServeArgs),
@@ -87,7 +85,14 @@ enum Command {
     Stats {
         /// The audit log (`--audit FILE` of `fire`).
         file: PathBuf,
+        /// Output format: a table, or one JSON object.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
+    /// Print a shell completion script: `hookwire completions bash > /etc/bash_completion.d/hookwire`.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff): `hookwire man | man -l -`, or one subcommand's page.
+    Man(completions::ManArgs),
 }
 
 /// Where configuration comes from.
@@ -178,8 +183,28 @@ async fn termination() -> Termination {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Chat(_)) {
+        // The model may register hooks, which run with a scrubbed environment: keep hookwire's
+        // own environment (API keys) out of their reach. First, while there is one thread.
+        contain::hide_environment();
+    }
     init_logging(cli.verbose, matches!(cli.command, Command::Hook(_)));
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    contain::become_subreaper();
+    let cli = match cli.command {
+        // An agent runs `hookwire hook` on every event: answer what needs no hook before any
+        // runtime exists, and run the rest on one thread.
+        Command::Hook(args) => match hook::prepare(args) {
+            hook::Prepared::Answered(code) => return ExitCode::from(code),
+            hook::Prepared::Fire(pending) => Cli { command: Command::HookPending(pending), ..cli },
+        },
+        _ => cli,
+    };
+    let runtime = if matches!(cli.command, Command::HookPending(_)) {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -191,6 +216,15 @@ fn main() -> ExitCode {
         // takes its hooks down.
         let code = runtime.block_on(serve::run(args));
         drop(runtime);
+        // The daemon's hooks are down; what escaped their process groups goes with them.
+        contain::kill_adopted();
+        return ExitCode::from(code);
+    }
+    if let Command::Chat(args) = cli.command {
+        // chat handles SIGINT itself: Ctrl-C cancels the running turn (taking its hooks and
+        // tools down) and returns to the prompt; a second one within 2 s quits.
+        let code = runtime.block_on(chat::run(args));
+        drop(runtime);
         return ExitCode::from(code);
     }
     let code = runtime.block_on(async move {
@@ -199,10 +233,13 @@ fn main() -> ExitCode {
                 Command::Check { config, format } => check::run(&config, format),
                 Command::Fire(args) => fire::run(args).await,
                 Command::Hook(args) => hook::run(args).await,
+                Command::HookPending(pending) => hook::finish(*pending).await,
                 Command::Demo(args) => demo::run(args).await,
                 Command::Chat(args) => chat::run(args).await,
-                Command::Trust { list, revoke, dir } => trust::run(list, revoke, dir),
-                Command::Stats { file } => stats::run(&file),
+                Command::Trust(args) => trust::run(args),
+                Command::Stats { file, format } => stats::run(&file, format),
+                Command::Completions(args) => completions::completions(&args),
+                Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
                 Command::Serve(args) => serve::run(args).await,
             }
@@ -219,5 +256,9 @@ fn main() -> ExitCode {
         }
     });
     drop(runtime);
+    if code > 128 {
+        // Interrupted: what left the hooks' process groups goes too.
+        contain::kill_adopted();
+    }
     ExitCode::from(code)
 }

@@ -2,7 +2,9 @@
 
 use std::{collections::BTreeMap, path::Path};
 
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use crate::Format;
 
 #[derive(Debug, Default)]
 struct HookStats {
@@ -22,7 +24,7 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
-pub(crate) fn run(path: &Path) -> u8 {
+pub(crate) fn run(path: &Path, format: Format) -> u8 {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) => {
@@ -31,16 +33,17 @@ pub(crate) fn run(path: &Path) -> u8 {
         }
     };
     let mut by_id: BTreeMap<String, HookStats> = BTreeMap::new();
+    let mut warnings: Vec<(usize, String)> = Vec::new();
     for (line_idx, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let record: Value = match serde_json::from_str(line) {
             Ok(record) => record,
             Err(e) => {
-                eprintln!("warning: {}:{}: not a JSON line ({e}); skipped", path.display(), line_idx + 1);
+                warnings.push((line_idx + 1, format!("not a JSON line ({e}); skipped")));
                 continue;
             }
         };
         let Some(id) = record["id"].as_str() else {
-            eprintln!("warning: {}:{}: no `id`; skipped", path.display(), line_idx + 1);
+            warnings.push((line_idx + 1, "no `id`; skipped".to_owned()));
             continue;
         };
         let stats = by_id.entry(id.to_owned()).or_default();
@@ -54,28 +57,59 @@ pub(crate) fn run(path: &Path) -> u8 {
             stats.durations_ms.push(ms);
         }
     }
-    outln!(
-        "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11} {:>9}",
-        "id",
-        "runs",
-        "ok",
-        "failed",
-        "skipped",
-        "median_ms",
-        "p95_ms"
-    );
-    for (id, mut stats) in by_id {
+    for stats in by_id.values_mut() {
         stats.durations_ms.sort_by(f64::total_cmp);
-        outln!(
-            "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11.2} {:>9.2}",
-            id,
-            stats.runs,
-            stats.ok,
-            stats.failed,
-            stats.skipped,
-            quantile(&stats.durations_ms, 0.5),
-            quantile(&stats.durations_ms, 0.95),
-        );
+    }
+    match format {
+        Format::Json => {
+            let hooks: Vec<Value> = by_id
+                .iter()
+                .map(|(id, stats)| {
+                    json!({
+                        "id": id,
+                        "runs": stats.runs,
+                        "ok": stats.ok,
+                        "failed": stats.failed,
+                        "skipped": stats.skipped,
+                        "median_ms": quantile(&stats.durations_ms, 0.5),
+                        "p95_ms": quantile(&stats.durations_ms, 0.95),
+                    })
+                })
+                .collect();
+            let warnings: Vec<Value> = warnings
+                .iter()
+                .map(|(line, message)| json!({"file": path.display().to_string(), "line": line, "message": message}))
+                .collect();
+            let out = json!({"file": path.display().to_string(), "hooks": hooks, "warnings": warnings});
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+        Format::Text => {
+            for (line, message) in &warnings {
+                eprintln!("warning: {}:{line}: {message}", path.display());
+            }
+            outln!(
+                "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11} {:>9}",
+                "id",
+                "runs",
+                "ok",
+                "failed",
+                "skipped",
+                "median_ms",
+                "p95_ms"
+            );
+            for (id, stats) in &by_id {
+                outln!(
+                    "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11.2} {:>9.2}",
+                    id,
+                    stats.runs,
+                    stats.ok,
+                    stats.failed,
+                    stats.skipped,
+                    quantile(&stats.durations_ms, 0.5),
+                    quantile(&stats.durations_ms, 0.95),
+                );
+            }
+        }
     }
     0
 }

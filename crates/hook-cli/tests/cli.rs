@@ -326,7 +326,7 @@ fn fire_runs_a_python_process_hook_that_answers_its_plugin_tool() {
     assert_eq!(answered.status.code(), Some(0), "{}", stderr(&answered));
     let answered = json_stdout(&answered);
     // The plugin did not inject the tool within this command's fire, and its config does not
-    // list it under respond_tools: hookwire refuses the respond (DESIGN.md, "Decisions").
+    // list it under respond_tools: hookwire refuses the respond (docs/design.md, "Decisions").
     assert_eq!(answered["action"], "deny_tool", "{answered}");
     assert!(answered["reason"].as_str().unwrap().contains("respond_tools"), "{answered}");
 
@@ -399,7 +399,7 @@ fn trust_is_refused_granted_and_invalidated() {
     assert!(text.contains("untrusted:") && text.contains("hookwire trust"), "{text}");
     assert!(!text.contains("project:guard:stop"), "an untrusted hook is listed as running:\n{text}");
 
-    let trusted = sandbox.run("work/proj/sub", &["trust"]);
+    let trusted = sandbox.run("work/proj/sub", &["trust", "--yes"]);
     assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
     let shown = stdout(&trusted);
     assert!(shown.contains("hook project:guard:stop (bash)"), "{shown}");

@@ -1,6 +1,6 @@
-//! DESIGN.md's event table as data: what each event lets hooks change and which actions take
-//! effect. The chain drops (and notes in the trace) anything an event cannot honour; config
-//! loading warns about filters that can never match.
+//! The event table of docs/design.md as data: what each event lets hooks change and which
+//! actions take effect. The chain drops (and notes in the trace) anything an event cannot
+//! honour; config loading warns about filters that can never match.
 
 use hook_protocol::Event;
 

@@ -370,7 +370,9 @@ fn merge_output(
             warn!(hook = %entry.id, fields = %names, "approval answer with unknown fields: denied");
             trace.outcome = OutcomeClass::InvalidOutput;
             trace.error = Some(HookError::invalid_output(
-                format!("the approval answer has unknown fields {names}; write `approved` (true or false) and `reason`"),
+                format!(
+                    "the approval answer has unknown fields {names}; write `approved` (true or false) and `reason`"
+                ),
                 "",
             ));
             outcome.decision = Decision::Denied;

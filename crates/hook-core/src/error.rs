@@ -117,7 +117,7 @@ pub fn tail_chars(s: &str, n: usize) -> String {
     format!("…{}", &s[byte_idx..])
 }
 
-/// How one hook's run ended, as DESIGN.md classifies it.
+/// How one hook's run ended (the outcome classes of docs/design.md, "Chain semantics").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum OutcomeClass {

@@ -1,7 +1,41 @@
 //! The hookwire engine: which hooks run for an event, in what order, what each sees, how their
 //! answers combine, what happens when one fails, and what the caller gets back.
 //!
-//! Knows nothing of processes, shells or HTTP: hook kinds plug in through [`HookFactory`].
+//! ```
+//! use hook_core::{Context, Decision, Engine, Event, HookOutput, Level, Registration, hook_fn};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! // An in-process hook: skip any tool call whose arguments mention `rm -rf`.
+//! let guard = hook_fn("no-rm-rf", |input| {
+//!     let is_dangerous = input.context.tool_arguments.as_deref().is_some_and(|a| a.contains("rm -rf"));
+//!     async move { Ok(if is_dangerous { HookOutput::skip("no rm -rf") } else { HookOutput::default() }) }
+//! });
+//! let engine = Engine::builder().build();
+//! engine.register(Registration::new("no-rm-rf", Level::User, [Event::PreToolExecution], guard));
+//!
+//! let arguments = r#"{"command": "rm -rf /"}"#;
+//! let mut context =
+//!     Context { tool_name: Some("Bash".into()), tool_arguments: Some(arguments.into()), ..Context::default() };
+//! let outcome = engine.fire(Event::PreToolExecution, &mut context).await;
+//! assert_eq!(outcome.decision, Decision::Skip);
+//! assert_eq!(outcome.reason.as_deref(), Some("no rm -rf"));
+//! assert_eq!(outcome.trace[0].id.as_str(), "user:no-rm-rf:pre_tool_execution");
+//! # }
+//! ```
+//!
+//! - [`Engine`]: the handle a host holds; [`Engine::fire`] runs the chain of one event and
+//!   returns a [`FireOutcome`] (decision, effects, one [`TraceEntry`] per hook).
+//! - [`Hook`] (or [`hook_fn`]) for in-process hooks, registered with a [`Registration`];
+//!   configured hooks come from a [`HookSpec`] (see [`config`]) built by the [`HookFactory`] of
+//!   their kind.
+//! - [`capability`]: what each event lets hooks change, and which actions take effect.
+//! - [`agent`]: the contract of Claude Code, Gemini CLI and Codex hooks; [`trust`]: project
+//!   hooks run only once trusted.
+//!
+//! Knows nothing of processes, shells or HTTP: hook kinds plug in through [`HookFactory`]. The
+//! chain's semantics (order, merge, halting, failure policy, deadlines) are specified in
+//! `docs/design.md`.
 
 mod capability;
 mod chain;

@@ -205,6 +205,14 @@ pub struct HookSpec {
     /// For a session-level hook: the session it belongs to. It then runs only on events whose
     /// context carries that `session_id`, so one session's hooks never see another's calls.
     pub session: Option<String>,
+    /// The directory the hook runs in and its relative paths resolve against, whatever the
+    /// caller's working directory; set by the loader: a project hook's project root, a process
+    /// hook's config file directory (a relative `dir` is joined to it). `None`: the session's
+    /// working directory (bash), the host's (process).
+    pub work_dir: Option<std::path::PathBuf>,
+    /// For a trusted project hook: what was trusted, re-verified before each run (see
+    /// [`crate::trust::TrustGuard`]).
+    pub trust: Option<crate::trust::TrustGuard>,
 }
 
 /// What a factory built for one spec.
@@ -335,6 +343,8 @@ impl HookSpec {
             respond_tools: Vec::new(),
             deadlines: Deadlines::default(),
             session: None,
+            work_dir: None,
+            trust: None,
         }
     }
 }

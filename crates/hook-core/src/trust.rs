@@ -1,13 +1,28 @@
-//! Trust for project-level hooks: a record of the content hashes of a config and the scripts it names.
+//! Trust for project-level hooks: a record of the content hashes of a project's config files
+//! and of every file their hooks run.
 //!
 //! A project's hooks run code from a repository someone else may have written, so they run
 //! only after the user trusted that project (`hookwire trust <root>`), and only while nothing
-//! changed: the record holds the SHA-256 of each config file and of each local script the
-//! hooks name (see [`scripts_of`]). Any difference — a changed byte, a file added or removed —
-//! stops the project's hooks until it is trusted again.
+//! changed: the record holds the SHA-256 of each config file and of each project file the hooks
+//! run (see [`files_run`]). Any difference — a changed byte, a file added to a hook's folder, a
+//! missing script created — holds the project's hooks back until it is trusted again.
 //!
-//! The project root is the directory holding `.hookwire/` or `.jcli/` (see [`project_root`]).
-//! Paths in a record are relative to the root, so a record reads well in `hookwire trust`.
+//! Trust is a pass over what [`crate::config::load`] read: [`TrustCheck`] is a
+//! [`Review`] over the loaded files and a [`TrustStore`], returning what is untrusted; the
+//! config module does not know it. The decision is made before any expensive work: a project
+//! without a record, or whose config files differ from it, is held back without hashing
+//! anything else; files are hashed with a fixed buffer.
+//!
+//! The project root is the directory holding `.hookwire/`, `.jcli/`, `.claude/`, ... where the
+//! config was found (see [`project_root`]); a config reached through a symbolic link is trusted
+//! for the place it was found, not for its target. Paths in a record are relative to the root.
+//!
+//! A trusted project's specs carry a [`TrustGuard`]: hooks built through [`guarded`] factories
+//! re-check their files before each run, so a long session notices an edit.
+
+mod files;
+mod guard;
+mod shell;
 
 use std::{
     collections::BTreeMap,
@@ -16,12 +31,14 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
+pub use files::{FilesRun, files_run, undetermined};
+pub use guard::{TrustGuard, TrustViolation, guarded};
+use hook_protocol::trust::{TRUST_FILE_VERSION, TrustFile, TrustFileRecord, TrustFileVersion};
 
+pub use crate::config::project_root;
 use crate::{
-    Deadlines, HookDefinition, HookSpec, Level,
-    config::{ConfigError, ConfigSource, FileLoad, Untrusted},
+    Deadlines, HookSpec, Level,
+    config::{self, ConfigError, ConfigSource, FileLoad, Review, Untrusted},
 };
 
 /// What the user trusted: a project root and the hash of every file that decides what its hooks do.
@@ -29,7 +46,8 @@ use crate::{
 pub struct TrustRecord {
     /// The project root (canonical).
     pub root: PathBuf,
-    /// Config files and scripts, relative to the root when under it, with their SHA-256 (hex).
+    /// Config files and the files their hooks run, relative to the root, with their SHA-256
+    /// (hex), or `absent` for a path a hook would run that did not exist.
     pub files: BTreeMap<PathBuf, String>,
     /// When it was trusted, UTC, e.g. `2026-11-25T23:10:44Z`.
     pub trusted_at: String,
@@ -56,23 +74,53 @@ pub enum TrustError {
         /// What is wrong.
         message: String,
     },
+    /// The store file was written by a newer hookwire: it is neither read nor overwritten.
+    #[error(
+        "trust store {path} has version {found}, and this hookwire reads version {supported}: it was written by a newer hookwire; upgrade hookwire (the file is left as it is)"
+    )]
+    UnsupportedVersion {
+        /// The store file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+        /// The version this hookwire reads and writes.
+        supported: u32,
+    },
 }
 
 /// Where trust records live.
 pub trait TrustStore: Send + Sync + fmt::Debug {
-    /// The record for `root`, if the project was trusted.
-    fn get(&self, root: &Path) -> Option<TrustRecord>;
+    /// The record for `root`, if the project was trusted; an error when the store cannot be
+    /// read (then nothing is trusted, and the error says why).
+    fn try_get(&self, root: &Path) -> Result<Option<TrustRecord>, TrustError>;
     /// Stores `record`, replacing any record for the same root.
     fn put(&self, record: TrustRecord) -> Result<(), TrustError>;
     /// Forgets `root`; `true` when there was a record.
     fn revoke(&self, root: &Path) -> Result<bool, TrustError>;
-    /// Every record, sorted by root.
-    fn list(&self) -> Vec<TrustRecord>;
+    /// Every record, sorted by root; an error when the store cannot be read.
+    fn try_list(&self) -> Result<Vec<TrustRecord>, TrustError>;
+
+    /// [`TrustStore::try_get`], with a store that cannot be read logged and read as empty.
+    fn get(&self, root: &Path) -> Option<TrustRecord> {
+        self.try_get(root).unwrap_or_else(|err| {
+            tracing::warn!(%err, "cannot read the trust store; treating every project as untrusted");
+            None
+        })
+    }
+
+    /// [`TrustStore::try_list`], with a store that cannot be read logged and read as empty.
+    fn list(&self) -> Vec<TrustRecord> {
+        self.try_list().unwrap_or_else(|err| {
+            tracing::warn!(%err, "cannot read the trust store");
+            Vec::new()
+        })
+    }
 }
 
-/// Trust records in one JSON file, e.g. `~/.config/hookwire/trust.json`, written atomically
-/// (a temporary file renamed over the old one). Two processes trusting at the same instant may
-/// lose one update; neither can leave a half-written file.
+/// Trust records in one JSON file (a [`TrustFile`]), e.g. `~/.config/hookwire/trust.json`,
+/// written atomically (a temporary file renamed over the old one). Two processes trusting at
+/// the same instant may lose one update; neither can leave a half-written file. A file of a
+/// newer version is refused, never overwritten.
 #[derive(Debug, Clone)]
 pub struct FileTrustStore {
     path: PathBuf,
@@ -106,19 +154,23 @@ impl FileTrustStore {
             Err(source) => return Err(TrustError::Io { path: self.path.clone(), source }),
         };
         let corrupt = |message: String| TrustError::Corrupt { path: self.path.clone(), message };
-        let value: Value = serde_json::from_str(&text).map_err(|err| corrupt(err.to_string()))?;
-        let records =
-            value.get("records").and_then(Value::as_array).ok_or_else(|| corrupt("no `records` list".to_owned()))?;
-        records
-            .iter()
-            .map(|record| record_from_json(record).ok_or_else(|| corrupt(format!("bad record {record}"))))
-            .collect()
+        // The version first: a newer format is recognised before its records are interpreted.
+        let version: TrustFileVersion = serde_json::from_str(&text).map_err(|err| corrupt(err.to_string()))?;
+        if version.version != TRUST_FILE_VERSION {
+            return Err(TrustError::UnsupportedVersion {
+                path: self.path.clone(),
+                found: version.version,
+                supported: TRUST_FILE_VERSION,
+            });
+        }
+        let file: TrustFile = serde_json::from_str(&text).map_err(|err| corrupt(err.to_string()))?;
+        Ok(file.records.into_iter().map(record_from_file).collect())
     }
 
     fn write(&self, mut records: Vec<TrustRecord>) -> Result<(), TrustError> {
         records.sort_by(|a, b| a.root.cmp(&b.root));
-        let value = json!({ "version": 1, "records": records.iter().map(record_to_json).collect::<Vec<_>>() });
-        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let file = TrustFile { version: TRUST_FILE_VERSION, records: records.iter().map(record_to_file).collect() };
+        let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
         text.push('\n');
         let io_error = |source| TrustError::Io { path: self.path.clone(), source };
         if let Some(parent) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -136,15 +188,9 @@ impl FileTrustStore {
 }
 
 impl TrustStore for FileTrustStore {
-    fn get(&self, root: &Path) -> Option<TrustRecord> {
+    fn try_get(&self, root: &Path) -> Result<Option<TrustRecord>, TrustError> {
         let root = canonical(root);
-        match self.read() {
-            Ok(records) => records.into_iter().find(|record| record.root == root),
-            Err(err) => {
-                tracing::warn!(%err, "cannot read the trust store; treating every project as untrusted");
-                None
-            }
-        }
+        Ok(self.read()?.into_iter().find(|record| record.root == root))
     }
 
     fn put(&self, record: TrustRecord) -> Result<(), TrustError> {
@@ -166,39 +212,27 @@ impl TrustStore for FileTrustStore {
         Ok(true)
     }
 
-    fn list(&self) -> Vec<TrustRecord> {
-        self.read().unwrap_or_else(|err| {
-            tracing::warn!(%err, "cannot read the trust store");
-            Vec::new()
-        })
+    fn try_list(&self) -> Result<Vec<TrustRecord>, TrustError> {
+        let mut records = self.read()?;
+        records.sort_by(|a, b| a.root.cmp(&b.root));
+        Ok(records)
     }
 }
 
-fn record_to_json(record: &TrustRecord) -> Value {
-    let files: Map<String, Value> = record
-        .files
-        .iter()
-        .map(|(path, hash)| (path.to_string_lossy().into_owned(), Value::from(hash.as_str())))
-        .collect();
-    json!({
-        "root": record.root.to_string_lossy(),
-        "trusted_at": record.trusted_at,
-        "files": files,
-    })
+fn record_to_file(record: &TrustRecord) -> TrustFileRecord {
+    TrustFileRecord {
+        root: record.root.to_string_lossy().into_owned(),
+        trusted_at: record.trusted_at.clone(),
+        files: record.files.iter().map(|(path, hash)| (path.to_string_lossy().into_owned(), hash.clone())).collect(),
+    }
 }
 
-fn record_from_json(value: &Value) -> Option<TrustRecord> {
-    let files = value
-        .get("files")?
-        .as_object()?
-        .iter()
-        .map(|(path, hash)| Some((PathBuf::from(path), hash.as_str()?.to_owned())))
-        .collect::<Option<BTreeMap<_, _>>>()?;
-    Some(TrustRecord {
-        root: PathBuf::from(value.get("root")?.as_str()?),
-        files,
-        trusted_at: value.get("trusted_at").and_then(Value::as_str).unwrap_or_default().to_owned(),
-    })
+fn record_from_file(record: TrustFileRecord) -> TrustRecord {
+    TrustRecord {
+        root: PathBuf::from(record.root),
+        files: record.files.into_iter().map(|(path, hash)| (PathBuf::from(path), hash)).collect(),
+        trusted_at: record.trusted_at,
+    }
 }
 
 /// The canonical form of `path`, or `path` itself when it does not exist.
@@ -206,221 +240,156 @@ fn canonical(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// The project root of a config file or hooks directory: the directory holding the nearest
-/// `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/` or `.codex/` above it (`/p` for `/p/.hookwire/hooks.yaml` and for
-/// `/p/.jcli/hooks/guard/HOOK.yaml`), else the directory containing it. Canonical when it exists.
-pub fn project_root(config: &Path) -> PathBuf {
-    let path = canonical(config);
-    for ancestor in path.ancestors() {
-        let is_marker = ancestor
-            .file_name()
-            .is_some_and(|name| [".hookwire", ".jcli", ".claude", ".gemini", ".codex"].iter().any(|m| name == *m));
-        if is_marker {
-            return ancestor.parent().unwrap_or(ancestor).to_owned();
-        }
-    }
-    path.parent().map_or(path.clone(), Path::to_owned)
-}
-
-/// SHA-256 of `bytes`, lowercase hex.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(digest.len() * 2);
-    for byte in digest {
-        hex.push(char::from(HEX[usize::from(byte >> 4)]));
-        hex.push(char::from(HEX[usize::from(byte & 0x0f)]));
-    }
-    hex
-}
-
-/// The local files `spec` runs, as canonical paths of existing files.
-///
-/// Every word of a bash hook's `command` (split on whitespace, quotes stripped) and every
-/// element of a process hook's `command` that names an existing file relative to the hook's
-/// directory (directory hooks), the process's `dir`, or `root`, or is an absolute path under
-/// `root` — so `./guard.sh`, `python3 -X dev hook.py`, `FOO=1 ./g.sh` and `uv run tools/x.py`
-/// are all covered. A directory hook also vouches for every file in its directory (helpers its
-/// script imports). Programs found on `PATH` and paths outside the project (`~/...`,
-/// `/usr/bin/...`) are not the project's to vouch for and are left out; so is a script a
-/// command reaches only after `cd`.
+/// The existing project files `spec` runs (see [`files_run`]).
 pub fn scripts_of(spec: &HookSpec, root: &Path) -> Vec<PathBuf> {
-    let root = canonical(root);
-    let (words, mut bases): (Vec<String>, Vec<PathBuf>) = match &spec.definition {
-        HookDefinition::Command(def) if def.kind == hook_protocol::config::HookKind::Bash => {
-            let words = def.command.as_deref().unwrap_or_default().split_whitespace().map(unquote).collect();
-            (words, spec.dir.iter().cloned().collect())
-        }
-        HookDefinition::Process(process) => {
-            let bases = process.dir.iter().map(|dir| root.join(dir)).collect();
-            (process.command.clone(), bases)
-        }
-        HookDefinition::Agent(def) => {
-            // The project directory is spelled as a variable: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`.
-            let root_text = root.display().to_string();
-            let expand = |word: &str| {
-                let mut word = word.replace(['"', '\''], "");
-                for var in
-                    ["${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR", "${GEMINI_PROJECT_DIR}", "$GEMINI_PROJECT_DIR"]
-                {
-                    word = word.replace(var, &root_text);
-                }
-                word
-            };
-            let command = def.handler.command.as_deref().unwrap_or_default();
-            let mut words: Vec<String> = command.split_whitespace().map(expand).collect();
-            words.extend(def.handler.args.iter().flatten().map(|arg| expand(arg)));
-            let mut scripts = Vec::new();
-            // The agent's own hook folder: helpers its scripts import.
-            for dir in [".claude/hooks", ".gemini/hooks", ".codex/hooks"] {
-                for file in files_under(&root.join(dir), 4) {
-                    let file = canonical(&file);
-                    if file.starts_with(&root) && !scripts.contains(&file) {
-                        scripts.push(file);
-                    }
-                }
-            }
-            let bases = vec![root.clone()];
-            for word in &words {
-                if let Some(script) = resolve(word, &bases, &root).filter(|script| !scripts.contains(script)) {
-                    scripts.push(script);
-                }
-            }
-            return scripts;
-        }
-        _ => return Vec::new(),
-    };
-    bases.push(root.clone());
-    let mut scripts: Vec<PathBuf> = Vec::new();
-    // Any word may be the script: `python3 -X dev tool.py`, `FOO=1 ./g.sh`, `uv run tools/x.py`.
-    for word in &words {
-        if let Some(script) = resolve(word, &bases, &root).filter(|script| !scripts.contains(script)) {
-            scripts.push(script);
-        }
+    files_run(spec, root).files
+}
+
+/// Checks project files against a [`TrustStore`]: a [`Review`] for [`crate::config::load`].
+///
+/// For each project root among the files: no record, or a config file that differs from it,
+/// holds the root's files back at once (nothing else is read); otherwise every file their
+/// hooks run is hashed and compared. A trusted root's specs get a [`TrustGuard`].
+#[derive(Debug, Clone, Copy)]
+pub struct TrustCheck<'a> {
+    store: &'a dyn TrustStore,
+}
+
+impl<'a> TrustCheck<'a> {
+    /// A check against `store`.
+    pub fn new(store: &'a dyn TrustStore) -> Self {
+        TrustCheck { store }
     }
-    if let Some(dir) = &spec.dir {
-        for file in files_under(dir, 4) {
-            let file = canonical(&file);
-            let is_definition = file.file_name().is_some_and(|name| name == "HOOK.yaml" || name == "HOOK.yml");
-            if !is_definition && file.starts_with(&root) && !scripts.contains(&file) {
-                scripts.push(file);
+}
+
+impl Review for TrustCheck<'_> {
+    /// Holds back, before anything is parsed, every project root without a record or whose
+    /// config files differ from it.
+    fn screen(&self, files: &[config::FileInfo]) -> Vec<PathBuf> {
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for file in files.iter().filter(|file| file.level == Level::Project) {
+            if !roots.contains(&file.root) {
+                roots.push(file.root.clone());
             }
         }
-    }
-    scripts
-}
-
-/// The regular files under `dir`, `depth` levels deep at most, in name order (symbolic links
-/// are not followed).
-fn files_under(dir: &Path, depth: usize) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
-    paths.sort();
-    let mut files = Vec::new();
-    for path in paths {
-        let Ok(meta) = fs::symlink_metadata(&path) else { continue };
-        if meta.is_file() {
-            files.push(path);
-        } else if meta.is_dir() && depth > 1 {
-            files.extend(files_under(&path, depth - 1));
-        }
-    }
-    files
-}
-
-/// Strips one pair of surrounding quotes.
-fn unquote(word: &str) -> String {
-    let trimmed = word.trim_matches(['"', '\'']);
-    trimmed.to_owned()
-}
-
-/// The project file `word` names, if any (see [`scripts_of`]).
-fn resolve(word: &str, bases: &[PathBuf], root: &Path) -> Option<PathBuf> {
-    if word.is_empty() || word.starts_with(['~', '$', '-']) {
-        return None;
-    }
-    let path = Path::new(word);
-    if path.is_absolute() {
-        return Some(canonical(path)).filter(|path| path.is_file() && path.starts_with(root));
-    }
-    bases.iter().map(|base| base.join(path)).find(|candidate| candidate.is_file()).map(|found| canonical(&found))
-}
-
-/// `path` relative to `root` when under it, else as it is.
-fn relative(root: &Path, path: &Path) -> PathBuf {
-    path.strip_prefix(root).map_or_else(|_| path.to_owned(), Path::to_owned)
-}
-
-/// The hashes of `files` (all under `root`) and of the scripts their hooks name.
-fn hashes<'a>(root: &Path, files: impl IntoIterator<Item = &'a FileLoad>) -> BTreeMap<PathBuf, String> {
-    let mut hashes = BTreeMap::new();
-    for file in files {
-        let hash = file.sha256.clone().unwrap_or_else(|| "unreadable".to_owned());
-        hashes.insert(relative(root, &canonical(&file.file)), hash);
-        for spec in &file.specs {
-            for script in scripts_of(spec, root) {
-                let hash = fs::read(&script).map_or_else(|_| "unreadable".to_owned(), |bytes| sha256_hex(&bytes));
-                hashes.insert(relative(root, &script), hash);
-            }
-        }
-    }
-    hashes
-}
-
-/// What `hookwire trust <root>` records: the config files of `sources` under `root` and the
-/// scripts they name, with their hashes. Fails with the first error of those files (a config
-/// that does not load cannot be trusted), or when none of the sources is under `root`.
-pub fn fingerprint(root: &Path, sources: &[ConfigSource]) -> Result<TrustRecord, ConfigError> {
-    let root = canonical(root);
-    let mut files = crate::config::read_sources(sources, Deadlines::default());
-    crate::config::check_duplicate_names(&mut files);
-    files.retain(|file| file.root == root);
-    if let Some(error) = files.iter().flat_map(|file| &file.errors).next() {
-        return Err(error.clone());
-    }
-    if files.is_empty() {
-        return Err(ConfigError {
-            file: root,
-            line: None,
-            column: None,
-            hook: None,
-            message: "no hook configuration here: expected .hookwire/hooks.yaml, .jcli/hooks.yaml or .jcli/hooks/<name>/HOOK.yaml"
-                .to_owned(),
+        roots.retain(|root| {
+            let configs: BTreeMap<PathBuf, String> = files
+                .iter()
+                .filter(|file| file.level == Level::Project && &file.root == root)
+                .map(|file| (file.relative.clone(), value_of_config(file.sha256.as_deref())))
+                .collect();
+            first_verdict(self.store, root, &configs).is_err()
         });
+        roots
     }
-    Ok(TrustRecord { files: hashes(&root, &files), trusted_at: format_utc(SystemTime::now()), root })
+
+    fn review(&self, files: &mut [FileLoad]) -> Vec<Untrusted> {
+        check(files, self.store)
+    }
 }
 
-/// Checks the project files among `files` against `store`: marks the files of each untrusted
-/// root and says why, one entry per file that defines hooks.
-pub(crate) fn check_files(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec<Untrusted> {
+/// The record value of a config file.
+fn value_of_config(sha256: Option<&str>) -> String {
+    sha256.map_or_else(|| "unreadable".to_owned(), str::to_owned)
+}
+
+/// The record value of a config file.
+fn config_value(file: &FileLoad) -> String {
+    value_of_config(file.sha256())
+}
+
+/// Why `root` is not trusted, from its record and its config files alone (no other file is
+/// read); its record when that holds exactly these config files, and the files their hooks run
+/// must be compared next.
+fn first_verdict(
+    store: &dyn TrustStore,
+    root: &Path,
+    configs: &BTreeMap<PathBuf, String>,
+) -> Result<TrustRecord, String> {
+    let record = match store.try_get(root) {
+        Err(err) => return Err(format!("the trust store cannot be read: {err}")),
+        Ok(None) => return Err("not trusted yet".to_owned()),
+        Ok(Some(record)) => record,
+    };
+    let changes: Vec<String> = configs
+        .iter()
+        .filter(|(path, value)| record.files.get(*path) != Some(*value))
+        .map(|(path, _)| match record.files.get(path) {
+            Some(_) => format!("`{}` changed since it was trusted", path.display()),
+            None => format!("`{}` is new since the project was trusted", path.display()),
+        })
+        .collect();
+    if changes.is_empty() { Ok(record) } else { Err(changes.join("; ")) }
+}
+
+/// Checks the project files among `files` against `store` (see [`TrustCheck`]).
+fn check(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec<Untrusted> {
     let mut roots: Vec<PathBuf> = Vec::new();
-    for file in files.iter().filter(|file| file.level == Level::Project) {
-        if !roots.contains(&file.root) {
-            roots.push(file.root.clone());
+    for file in files.iter().filter(|file| file.level() == Level::Project) {
+        if !roots.iter().any(|root| root == file.root()) {
+            roots.push(file.root().to_owned());
         }
     }
     let mut untrusted = Vec::new();
     for root in roots {
-        let in_root = |file: &FileLoad| file.level == Level::Project && file.root == root;
-        let current = hashes(&root, files.iter().filter(|file| in_root(file)));
-        let reason = match store.get(&root) {
-            None => "not trusted yet".to_owned(),
-            Some(record) => match differences(&record.files, &current) {
-                Some(reason) => reason,
-                None => continue,
-            },
+        let in_root = |file: &FileLoad| file.level() == Level::Project && file.root() == root;
+        let configs: BTreeMap<PathBuf, String> = files
+            .iter()
+            .filter(|file| in_root(file))
+            .map(|file| (file.relative_path().to_owned(), config_value(file)))
+            .collect();
+        // Screened out before parsing (its files were read only for their hook names): it stays
+        // held back, whatever the store says by now.
+        let was_screened = files.iter().any(|file| in_root(file) && file.is_held_back());
+        let reason = match first_verdict(store, &root, &configs) {
+            Err(reason) => Some(reason),
+            Ok(_) if was_screened => {
+                Some("the trust store changed while the configuration loaded; run again".to_owned())
+            }
+            Ok(record) => {
+                let runs: Vec<FilesRun> = files
+                    .iter()
+                    .filter(|file| in_root(file))
+                    .flat_map(|file| file.specs().iter().map(|spec| files_run(spec, &root)).collect::<Vec<_>>())
+                    .collect();
+                let snapshot = guard::Snapshot::take(&root, &runs);
+                let mut current = configs;
+                for file in &snapshot.files {
+                    current.entry(file.key.clone()).or_insert_with(|| file.value.clone());
+                }
+                match differences(&record.files, &current) {
+                    Some(reason) => Some(reason),
+                    None => {
+                        let guard = TrustGuard::new(&root, snapshot);
+                        for file in files.iter_mut().filter(|file| in_root(file)) {
+                            for spec in file.specs_mut() {
+                                spec.trust = Some(guard.clone());
+                            }
+                        }
+                        None
+                    }
+                }
+            }
         };
+        let Some(reason) = reason else { continue };
         for file in files.iter_mut().filter(|file| in_root(file)) {
-            file.is_untrusted = true;
-            if file.specs.is_empty() {
+            file.hold_back();
+            if file.specs().is_empty() {
                 continue;
             }
+            let undetermined = file
+                .specs()
+                .iter()
+                .flat_map(|spec| {
+                    undetermined(spec, &root).into_iter().map(|note| format!("hook `{}`: {note}", spec.name))
+                })
+                .collect();
             untrusted.push(Untrusted {
-                config: file.file.clone(),
+                config: file.path().to_owned(),
                 reason: reason.clone(),
-                hooks: file.specs.iter().map(|spec| spec.name.clone()).collect(),
+                hooks: file.specs().iter().map(|spec| spec.name.clone()).collect(),
                 how_to_trust: format!("run `hookwire trust {}`", root.display()),
+                undetermined,
             });
         }
     }
@@ -430,9 +399,15 @@ pub(crate) fn check_files(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec
 /// Why `current` no longer matches `trusted`, or `None` when it does.
 fn differences(trusted: &BTreeMap<PathBuf, String>, current: &BTreeMap<PathBuf, String>) -> Option<String> {
     let mut reasons = Vec::new();
-    for (path, hash) in current {
+    for (path, value) in current {
         match trusted.get(path) {
-            Some(old) if old == hash => {}
+            Some(old) if old == value => {}
+            Some(old) if old == files::ABSENT => {
+                reasons.push(format!("`{}` appeared since the project was trusted", path.display()));
+            }
+            Some(_) if value == files::ABSENT => {
+                reasons.push(format!("`{}` was removed since the project was trusted", path.display()));
+            }
             Some(_) => reasons.push(format!("`{}` changed since it was trusted", path.display())),
             None => reasons.push(format!("`{}` is new since the project was trusted", path.display())),
         }
@@ -441,6 +416,87 @@ fn differences(trusted: &BTreeMap<PathBuf, String>, current: &BTreeMap<PathBuf, 
         reasons.push(format!("`{}` was removed since the project was trusted", path.display()));
     }
     (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+/// One hook of a project as `hookwire trust` shows it.
+#[derive(Debug, Clone)]
+pub struct HookReport {
+    /// The hook as it will run once trusted.
+    pub spec: HookSpec,
+    /// What it runs.
+    pub files: FilesRun,
+}
+
+/// Everything `hookwire trust` shows and records for one project.
+#[derive(Debug, Clone)]
+pub struct ProjectReport {
+    /// The project root (canonical).
+    pub root: PathBuf,
+    /// Its config files, relative to the root, with their SHA-256.
+    pub configs: BTreeMap<PathBuf, String>,
+    /// Its hooks, in load order, with what each runs.
+    pub hooks: Vec<HookReport>,
+    /// Every file of the record, relative to the root, with its SHA-256 (or `absent`, ...).
+    pub files: BTreeMap<PathBuf, String>,
+}
+
+impl ProjectReport {
+    /// The record to store, trusted now.
+    pub fn record(&self) -> TrustRecord {
+        TrustRecord { root: self.root.clone(), files: self.files.clone(), trusted_at: format_utc(SystemTime::now()) }
+    }
+
+    /// The record value (hash) of `path`, a file of [`FilesRun::files`] or [`FilesRun::absent`].
+    pub fn value_of(&self, path: &Path) -> Option<&str> {
+        self.files.get(path.strip_prefix(&self.root).unwrap_or(path)).map(String::as_str)
+    }
+}
+
+/// What trusting `root` covers: the config files of `sources` under `root`, their hooks and
+/// every file those run, with their hashes. Fails with the first error of those files (a config
+/// that does not load cannot be trusted), or when none of the sources is under `root`.
+pub fn review(root: &Path, sources: &[ConfigSource]) -> Result<ProjectReport, ConfigError> {
+    let root = canonical(root);
+    let loaded = config::load(sources, Deadlines::default(), None);
+    let in_root: Vec<&config::FileInfo> = loaded.files.iter().filter(|file| file.root == root).collect();
+    let is_in_root = |path: &Path| in_root.iter().any(|file| file.path == path);
+    if let Some(error) = loaded.errors.iter().find(|error| is_in_root(&error.file)) {
+        return Err(error.clone());
+    }
+    if in_root.is_empty() {
+        return Err(ConfigError {
+            file: root,
+            line: None,
+            column: None,
+            hook: None,
+            message: "no hook configuration here: expected .hookwire/hooks.yaml, .jcli/hooks.yaml, .jcli/hooks/<name>/HOOK.yaml or an agent's settings file (.claude/settings.json, ...)"
+                .to_owned(),
+        });
+    }
+    let configs: BTreeMap<PathBuf, String> = in_root
+        .iter()
+        .map(|file| (file.relative.clone(), file.sha256.clone().unwrap_or_else(|| "unreadable".to_owned())))
+        .collect();
+    let hooks: Vec<HookReport> = loaded
+        .specs
+        .into_iter()
+        .filter(|spec| is_in_root(&spec.source.file))
+        .map(|spec| {
+            let files = files_run(&spec, &root);
+            HookReport { spec, files }
+        })
+        .collect();
+    let snapshot = guard::Snapshot::take(&root, hooks.iter().map(|hook| &hook.files));
+    let mut files = configs.clone();
+    for file in snapshot.files {
+        files.entry(file.key).or_insert(file.value);
+    }
+    Ok(ProjectReport { root, configs, hooks, files })
+}
+
+/// What `hookwire trust <root>` records (see [`review`]).
+pub fn fingerprint(root: &Path, sources: &[ConfigSource]) -> Result<TrustRecord, ConfigError> {
+    review(root, sources).map(|report| report.record())
 }
 
 /// `time` as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
@@ -480,6 +536,6 @@ mod tests {
 
     #[test]
     fn hashes_in_hex() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(config::sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

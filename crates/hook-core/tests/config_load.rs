@@ -69,8 +69,8 @@ fn event_keyed_json_loads() {
     insta::assert_snapshot!(summary(&loaded, Some(dir.path())), @r"
     specs:
       user:guard bash [pre_tool_execution] on_error=stop @ <dir>/.hookwire/hooks.json:3:6
-      user:pre_tool_execution-1 bash [pre_tool_execution] @ <dir>/.hookwire/hooks.json:2:3
-      user:stop-0 llm [stop] @ <dir>/.hookwire/hooks.json:6:3
+      user:pre_tool_execution-1 bash [pre_tool_execution] @ <dir>/.hookwire/hooks.json:4:5
+      user:stop-0 llm [stop] @ <dir>/.hookwire/hooks.json:6:12
     ");
 }
 
@@ -398,5 +398,77 @@ fn non_utf8_and_non_mapping_files_are_errors() {
     errors:
       <dir>/bin.yaml: is not UTF-8 text; save it as UTF-8
       <dir>/list.yaml:1:1: the top level is not a mapping: write `event_name:` keys with lists of hooks (j-cli hooks.yaml) or a `hooks:` section (PicoClaw)
+    ");
+}
+
+/// Two entries of one event with the same name: the error is at the second, the one to fix,
+/// and names the first (positions come from the parser's spans, not from searching the text
+/// for the first `name: guard`).
+#[test]
+fn a_duplicate_name_is_reported_at_the_second_entry() {
+    let dir = TempDir::new();
+    let path = dir.write(
+        "hooks.yaml",
+        "stop:\n  - name: guard\n    command: ./a.sh\n  - name: other\n    command: ./b.sh\n  - name: guard\n    command: ./c.sh\n",
+    );
+    let loaded = load_one(&path);
+    insta::assert_snapshot!(summary(&loaded, Some(dir.path())), @r"
+    errors:
+      <dir>/hooks.yaml:6:5: hook `guard`: the name is already used at <dir>/hooks.yaml:2:5; names must be unique among user hooks: rename one of them
+    ");
+}
+
+/// `!!binary` turns base64 into a command no reader of the file sees: refused at load, with
+/// the tag's position; other non-core tags too.
+#[test]
+fn yaml_tags_that_hide_a_value_are_refused() {
+    let dir = TempDir::new();
+    let hidden = dir.write("hidden.yaml", "stop:\n  - name: guard\n    command: !!binary ZWNobyBoaQ==\n");
+    let custom = dir.write("hooks/custom/HOOK.yaml", "events: [stop]\ncommand: !shell x\n");
+    let fine = dir.write("fine.yaml", "stop:\n  - name: fine\n    command: !!str echo '{}'\n");
+    let loaded = load_paths(&[&hidden, &custom, &fine], Level::User);
+    insta::assert_snapshot!(summary(&loaded, Some(dir.path())), @r"
+    specs:
+      user:fine bash [stop] @ <dir>/fine.yaml:2:5
+    errors:
+      <dir>/hidden.yaml:3:14: the YAML tag `!!binary` is not allowed in a hook config: it hides what the value says from anyone reading the file (and from `hookwire trust`); write the value as plain text
+      <dir>/hooks/custom/HOOK.yaml:2:10: the YAML tag `!shell` is not allowed in a hook config: it hides what the value says from anyone reading the file (and from `hookwire trust`); write the value as plain text
+    ");
+}
+
+/// 8,000 hooks load, and an error after them is located, in linear time: the old text scan
+/// searched the file again for every hook (11–26 s).
+#[test]
+fn eight_thousand_hooks_load_and_locate_in_linear_time() {
+    let dir = TempDir::new();
+    let mut text = String::from("pre_tool_execution:\n");
+    for i in 0..8000 {
+        text.push_str(&format!("  - name: hook-{i}\n    command: ./scripts/h{i}.sh\n"));
+    }
+    text.push_str("  - command: ./x.sh\n    filter:\n      args_regex: \"[\"\n");
+    let path = dir.write("hooks.yaml", &text);
+    let started = std::time::Instant::now();
+    let loaded = load_one(&path);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(5), "loading 8,000 hooks took {elapsed:?}");
+    let [error] = loaded.errors.as_slice() else { panic!("{:?}", loaded.errors) };
+    assert_eq!(
+        (error.line, error.column, error.hook.as_deref()),
+        (Some(16_004), Some(7), Some("pre_tool_execution-8000"))
+    );
+}
+
+/// Unnamed entries of a JSON file are located at the entry (they were located at the event key).
+#[test]
+fn json_entries_are_located_by_the_parsers_spans() {
+    let dir = TempDir::new();
+    let path = dir.write(
+        "hooks.json",
+        "{\n  \"stop\": [\n    {\"command\": \"./a.sh\"},\n    {\"command\": \"./b.sh\", \"timeout\": 1e9}\n  ]\n}\n",
+    );
+    let loaded = load_one(&path);
+    insta::assert_snapshot!(summary(&loaded, Some(dir.path())), @r"
+    errors:
+      <dir>/hooks.json:4:27: hook `stop-1`: `timeout` is over 24 hours (86400 seconds); write the deadline in seconds, e.g. `timeout: 30`
     ");
 }

@@ -136,10 +136,18 @@ impl HookFactory for ObservingFactory {
     async fn build(&self, spec: &HookSpec) -> Result<BuiltHook, BuildError> {
         Ok(BuiltHook::new(fixed(&spec.name, says("intercepted"))).with_observer(self.observer.clone()))
     }
+
+    /// Like hook-process's factory: the kinds the process config's `observe` lists.
+    fn observed_kinds(&self, spec: &HookSpec) -> Vec<String> {
+        match &spec.definition {
+            HookDefinition::Process(def) => def.observe.clone().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[tokio::test]
-async fn a_built_hooks_observer_receives_the_kinds_its_process_config_observes() {
+async fn a_built_hooks_observer_receives_the_kinds_its_factory_names() {
     let (observer, mut seen) = recorder(Duration::ZERO);
     let engine = Engine::builder().factory(Arc::new(ObservingFactory { observer })).build();
     let def = ProcessDef {

@@ -2,6 +2,34 @@
 //! over its stdin and stdout — the host side ([`ProcessFactory`], [`ProcessHook`]) and a server
 //! side for writing such hooks in Rust ([`server`]).
 //!
+//! ```
+//! use hook_core::{Context, Decision, Engine, Event, HookDefinition, HookSpec, Level};
+//! use hook_protocol::serde_json::{from_value, json};
+//!
+//! // A PicoClaw approver in Python: accepts the handshake, then refuses every `Bash` call.
+//! const APPROVER: &str = r#"
+//! import json, sys
+//! for msg in map(json.loads, sys.stdin):
+//!     if "id" in msg:  # a request; notifications get no answer
+//!         ok = msg["method"] == "hook.hello" or msg["params"]["tool"] != "Bash"
+//!         result = {"ok": True, "approved": ok, "reason": "no shell"}
+//!         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+//! "#;
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let def = from_value(json!({"command": ["python3", "-c", APPROVER], "intercept": ["approve_tool"]})).unwrap();
+//! let spec = HookSpec::new("approver", Level::User, "process", [Event::ApproveTool], HookDefinition::Process(def));
+//! let engine = Engine::builder().factory(std::sync::Arc::new(hook_process::ProcessFactory::new())).build();
+//! engine.replace_level(Level::User, vec![spec]).await.unwrap(); // spawns it and shakes hands
+//!
+//! let mut context = Context { tool_name: Some("Bash".into()), ..Context::default() };
+//! let outcome = engine.fire(Event::ApproveTool, &mut context).await;
+//! assert_eq!(outcome.decision, Decision::Denied);
+//! assert_eq!(outcome.reason.as_deref(), Some("no shell"));
+//! engine.shutdown().await;
+//! # }
+//! ```
+//!
 //! # Lifecycle
 //!
 //! - **Spawn**: `command` is run as argv (no shell) in `dir`, with `env` added to the inherited

@@ -4,7 +4,7 @@
 use std::{
     collections::{BTreeSet, VecDeque},
     fmt,
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -168,8 +168,8 @@ impl ProcessHook {
         let name: Arc<str> = spec.name.as_str().into();
         let mut env = spec.env.clone();
         env.extend(def.env.clone().unwrap_or_default());
-        let dir = def.dir.as_ref().map(PathBuf::from);
-        let config = SpawnConfig { name: name.clone(), command: def.command.clone(), dir, env, options };
+        let (dir, command) = resolve(spec.work_dir.as_deref(), def.dir.as_deref(), &def.command);
+        let config = SpawnConfig { name: name.clone(), command, dir, env, options };
         let offered = mapping::modes_for(&spec.events, observes);
         let hello = serde_json::to_vec(&HelloParams {
             name: spec.name.clone(),
@@ -182,7 +182,8 @@ impl ProcessHook {
 
         let (slot_tx, slot_rx) = watch::channel(Slot::Running(live.clone()));
         let (stop_tx, stop_rx) = oneshot::channel();
-        let supervisor = Supervisor { config, hello, offered, handshake, slot: slot_tx };
+        let trust = spec.trust.clone();
+        let supervisor = Supervisor { config, hello, offered, handshake, slot: slot_tx, trust };
         tokio::spawn(supervisor.run(live, stop_rx));
         let shared = Arc::new(Shared { name, slot: slot_rx, stop: Mutex::new(Some(stop_tx)), observe_kinds });
         let observer = observes.then(|| Arc::new(ProcessObserver { shared: shared.clone() }));
@@ -269,6 +270,26 @@ impl Observer for ProcessObserver {
     }
 }
 
+/// The working directory and command of a process hook: a relative `dir` is joined to
+/// `base` (the config file's directory, [`HookSpec::work_dir`]), which is also the working
+/// directory when there is no `dir`; a relative program path (`./plugin`) is made absolute
+/// against that directory, so it never depends on the caller's working directory.
+fn resolve(base: Option<&Path>, dir: Option<&str>, command: &[String]) -> (Option<PathBuf>, Vec<String>) {
+    let dir = match (dir.map(PathBuf::from), base) {
+        (Some(dir), Some(base)) if dir.is_relative() => Some(base.join(dir)),
+        (Some(dir), _) => Some(dir),
+        (None, base) => base.map(Path::to_path_buf),
+    };
+    let mut command = command.to_vec();
+    if let (Some(program), Some(dir)) = (command.first_mut(), &dir)
+        && program.contains('/')
+        && Path::new(program.as_str()).is_relative()
+    {
+        *program = dir.join(program.as_str()).display().to_string();
+    }
+    (dir, command)
+}
+
 /// Spawns once and completes the handshake.
 async fn start_once(
     config: &SpawnConfig,
@@ -330,6 +351,8 @@ struct Supervisor {
     offered: Vec<Mode>,
     handshake: Duration,
     slot: watch::Sender<Slot>,
+    /// A trusted project's files: checked again before each restart, which runs them anew.
+    trust: Option<hook_core::trust::TrustGuard>,
 }
 
 impl Supervisor {
@@ -383,6 +406,17 @@ impl Supervisor {
                         }
                         return;
                     }
+                }
+                if let Some(guard) = &self.trust
+                    && let Err(violation) = guard.verify_async().await
+                {
+                    last_error = HookError::SpawnFailed { command: name.to_string(), message: violation.to_string() };
+                    tracing::error!(hook = %name, "{last_error}");
+                    self.slot.send_replace(Slot::Failed(last_error));
+                    if let Ok(ack) = stop.await {
+                        let _ = ack.send(());
+                    }
+                    return;
                 }
                 match start_once(&self.config, &self.hello, &self.offered, self.handshake).await {
                     Ok(new) => {

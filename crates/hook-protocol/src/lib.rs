@@ -1,5 +1,23 @@
 //! Wire types of hookwire: every type that crosses a process or file boundary.
 //!
+//! ```
+//! use hook_protocol::{Agent, Event, HookResult, from_json_str, jcli::JcliAction};
+//!
+//! // One canonical name per event; the name each dialect gives it parses to the same event.
+//! assert_eq!("before_tool".parse::<Event>(), Ok(Event::PreToolExecution)); // PicoClaw
+//! assert_eq!("PreToolUse".parse::<Event>(), Ok(Event::PreToolExecution)); // Claude Code
+//! assert_eq!(Agent::Gemini.event_name(Event::PreToolExecution), Some("BeforeTool"));
+//! assert_eq!(Event::PreToolExecution.to_string(), "pre_tool_execution");
+//!
+//! // What a j-cli bash or llm hook prints; an error names the member at fault.
+//! let result: HookResult = from_json_str(r#"{"action": "skip", "system_message": "no rm -rf"}"#).unwrap();
+//! assert_eq!(result.action, Some(JcliAction::Skip));
+//! let err = from_json_str::<HookResult>(r#"{"action": "explode"}"#).unwrap_err();
+//! assert_eq!(err.path, "action");
+//! ```
+//!
+//! The types, by dialect:
+//!
 //! - [`Event`]: the lifecycle events, with PicoClaw, Claude Code and Gemini CLI aliases; [`Agent`]:
 //!   the agents of the Claude Code family and each one's event names.
 //! - [`jcli`]: j-cli's `HookContext` (stdin) and `HookResult` (stdout) for bash and llm hooks.
@@ -9,6 +27,8 @@
 //!   section of Claude Code, Gemini CLI and Codex settings.
 //! - [`Context`]: hookwire's own event context, a superset of the above.
 //! - [`session`]: a saved agent session and the hooks the model registered in it.
+//! - [`daemon`]: the messages of the project daemon (`hookwire serve`) and its clients.
+//! - [`trust`]: the trust store file: the projects whose hooks the user trusted.
 //!
 //! This crate has no I/O and no async runtime. [`schemas`] lists the JSON Schemas that
 //! `cargo xtask schema` publishes.
@@ -25,6 +45,7 @@ mod message;
 pub mod picoclaw;
 pub mod session;
 mod tool_result;
+pub mod trust;
 
 pub use agent::{Agent, UnknownAgentError};
 pub use context::Context;
@@ -114,6 +135,7 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("picoclaw-config", schema_of::<config::PicoClawConfig>()),
         ("agent-settings", schema_of::<agent_config::AgentSettings>()),
         ("session-state", schema_of::<session::SessionState>()),
+        ("trust-file", schema_of::<trust::TrustFile>()),
         ("daemon-fire-params", schema_of::<daemon::FireParams>()),
         ("daemon-fire-result", schema_of::<daemon::FireResult>()),
         ("daemon-bridge-result", schema_of::<daemon::BridgeResult>()),

@@ -1,8 +1,8 @@
 //! `compare`: hookwire side by side with bare baselines, in one process, each pair measured
 //! alternately (A B A B ...), and a table of medians, p99s, per-pair ratios and targets.
 //!
-//! Run it with `cargo xtask bench [--quick]`, which builds it and the `echo_hook` example in
-//! release first. Nothing here runs at build or test time.
+//! Run it with `cargo xtask bench [--quick]`, which builds it, the `echo_hook` example and the
+//! `hookwire` binary in release first. Nothing here runs at build or test time.
 
 // A report printed to the terminal is what this binary is for.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -30,6 +30,8 @@ pub(crate) use alternate;
 
 #[path = "compare/alloc.rs"]
 mod alloc;
+#[path = "compare/claude.rs"]
+mod claude;
 #[path = "compare/inproc.rs"]
 mod inproc;
 #[path = "compare/process.rs"]
@@ -150,8 +152,12 @@ fn run(plan: Plan) -> Result<(), Error> {
     rows.extend(on_worker(&runtime, async move { spawn::bash_rows(&plan).await })?);
     phase("llm hook");
     rows.extend(on_worker(&runtime, async move { spawn::llm_rows(&plan).await })?);
-    rows.extend(big_rows);
+    phase("claude code command hook");
+    rows.extend(on_worker(&runtime, async move { claude::command_rows(&plan).await })?);
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    phase("hookwire hook claude (whole process)");
+    rows.extend(claude::bridge_rows(&plan)?);
+    rows.extend(big_rows);
     phase("spawn costs");
     let spawns = spawn::spawn_costs(&plan, python_path.as_deref());
 

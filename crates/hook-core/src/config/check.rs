@@ -26,22 +26,17 @@ pub(super) fn name(cx: &mut FileCx<'_>, name: &str, at: Option<Position>) -> boo
     false
 }
 
-/// Compiles one filter pattern the way the engine will; records an error with the pattern's
-/// position and returns `false` when it does not compile.
-pub(super) fn regex(
-    cx: &mut FileCx<'_>,
-    hook: &str,
-    key: &str,
-    pattern: &str,
-    from_line: usize,
-    at: Option<Position>,
-) -> bool {
+/// Compiles one filter pattern the way the engine will; records an error at `at` (where the
+/// pattern is written) and returns `false` when it does not compile.
+pub(super) fn regex(cx: &mut FileCx<'_>, hook: &str, key: &str, pattern: &str, at: Option<Position>) -> bool {
+    if cx.is_shallow {
+        // A held-back file: its hooks do not run, so nothing is compiled for them.
+        return true;
+    }
     let Err(err) = RegexBuilder::new(pattern).size_limit(REGEX_SIZE_LIMIT).build() else {
         return true;
     };
     let reason = regex_reason(&err);
-    // The text may escape the pattern (`"a\\d"`): fall back to the key alone.
-    let at = cx.locate(key, Some(pattern), from_line).or_else(|| cx.locate(key, None, from_line)).or(at);
     cx.error(
         at,
         Some(hook),

@@ -19,19 +19,21 @@ pub(super) fn event_keyed(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             return Vec::new();
         }
     };
+    let spans = cx.spans();
+    let top = spans.as_ref().map(|tree| &tree.root);
     let mut specs = Vec::new();
     for (event, hooks) in file.events {
         // The key may be written under any of the event's names.
-        let key = std::iter::once(event.as_str())
-            .chain(event.aliases().iter().copied())
-            .find_map(|name| cx.locate(name, None, 1).map(|at| (name, at)));
+        let key = top.and_then(|top| top.keys().find(|(key, _, _)| key.parse::<Event>().is_ok_and(|e| e == event)));
         for (hook_idx, def) in hooks.into_iter().enumerate() {
             let name = def.name.clone().unwrap_or_else(|| format!("{event}-{hook_idx}"));
-            let at = key.and_then(|(key, key_at)| match def.name.as_deref() {
-                Some(name) => cx.locate("name", Some(name), key_at.0),
-                None => locate::locate_item(cx.text, key, hook_idx, key_at.0).or(Some(key_at)),
-            });
-            if let Some(spec) = command_spec(cx, name, vec![event], def, None, at) {
+            let entry = key.and_then(|(_, _, list)| list.item(hook_idx));
+            // A named entry is where its `name:` is written; an unnamed one where it starts.
+            let at = entry
+                .and_then(|entry| if def.name.is_some() { entry.key_at("name") } else { None })
+                .or_else(|| entry.and_then(|entry| entry.at))
+                .or_else(|| key.and_then(|(_, at, _)| at));
+            if let Some(spec) = command_spec(cx, name, vec![event], def, None, at, entry) {
                 specs.push(spec);
             }
         }
@@ -49,6 +51,8 @@ pub(super) fn dir_hook(cx: &mut FileCx<'_>, name: &str, dir: &Path) -> Vec<HookS
             return Vec::new();
         }
     };
+    let spans = cx.spans();
+    let top = spans.as_ref().map(|tree| &tree.root);
     let Some(events) = def.events.clone() else {
         cx.error(
             None,
@@ -59,7 +63,7 @@ pub(super) fn dir_hook(cx: &mut FileCx<'_>, name: &str, dir: &Path) -> Vec<HookS
     };
     for (event_idx, event) in events.iter().enumerate() {
         if events[..event_idx].contains(event) {
-            let at = cx.locate("events", None, 1);
+            let at = top.and_then(|top| top.key_at("events"));
             cx.error(
                 at,
                 Some(name),
@@ -68,14 +72,14 @@ pub(super) fn dir_hook(cx: &mut FileCx<'_>, name: &str, dir: &Path) -> Vec<HookS
         }
     }
     if let Some(written) = def.name.as_deref().filter(|written| *written != name) {
-        let at = cx.locate("name", Some(written), 1);
+        let at = top.and_then(|top| top.key_at("name"));
         cx.warn(
             at,
             Some(name),
             format!("`name: {written}` is ignored: a directory hook is named after its directory; rename the directory to rename the hook"),
         );
     }
-    command_spec(cx, name.to_owned(), events, def, Some(dir), None).into_iter().collect()
+    command_spec(cx, name.to_owned(), events, def, Some(dir), None, top).into_iter().collect()
 }
 
 /// Validates a command hook and builds its spec. Records errors and warnings in `cx`; `None`
@@ -87,20 +91,23 @@ fn command_spec(
     def: HookDef,
     dir: Option<&Path>,
     at: Option<locate::Position>,
+    entry: Option<&locate::Node>,
 ) -> Option<HookSpec> {
-    let from_line = at.map_or(1, |(line, _)| line);
+    // Where `key` is written in this entry, else the entry.
+    let key_at = |key: &str| entry.and_then(|entry| entry.key_at(key)).or(at);
     let mut is_valid = check::name(cx, &name, at);
     let filter = def.filter.clone().unwrap_or_default();
+    let filter_node = entry.and_then(|entry| entry.get("filter"));
     for (key, pattern) in [("tool_regex", &filter.tool_regex), ("args_regex", &filter.args_regex)] {
         if let Some(pattern) = pattern {
-            is_valid &= check::regex(cx, &name, key, pattern, from_line, at);
+            let pattern_at = filter_node.and_then(|filter| filter.key_at(key)).or(at);
+            is_valid &= check::regex(cx, &name, key, pattern, pattern_at);
         }
     }
     let timeout = match def.timeout.map(Duration::try_from_secs_f64) {
         Some(Err(_)) | Some(Ok(_)) if def.timeout.is_some_and(|t| t > super::MAX_TIMEOUT.as_secs_f64()) => {
-            let at = cx.locate("timeout", None, from_line).or(at);
             cx.error(
-                at,
+                key_at("timeout"),
                 Some(&name),
                 "`timeout` is over 24 hours (86400 seconds); write the deadline in seconds, e.g. `timeout: 30`",
             );
@@ -108,8 +115,11 @@ fn command_spec(
             None
         }
         Some(Err(_)) => {
-            let at = cx.locate("timeout", None, from_line).or(at);
-            cx.error(at, Some(&name), "`timeout` is too large; write the deadline in seconds, e.g. `timeout: 30`");
+            cx.error(
+                key_at("timeout"),
+                Some(&name),
+                "`timeout` is too large; write the deadline in seconds, e.g. `timeout: 30`",
+            );
             is_valid = false;
             None
         }
@@ -138,7 +148,7 @@ fn command_spec(
     };
     for key in ignored {
         cx.warn(
-            cx.locate(key, None, from_line).or(at),
+            key_at(key),
             Some(&name),
             format!("`{key}` is ignored by {} hook; remove it or set `type`", article(def.kind)),
         );
@@ -162,6 +172,8 @@ fn command_spec(
         respond_tools: Vec::new(),
         deadlines: cx.deadlines,
         session: None,
+        work_dir: None,
+        trust: None,
         definition: HookDefinition::Command(def),
         name,
     })

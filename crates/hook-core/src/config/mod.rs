@@ -33,6 +33,20 @@
 //! Specs come out in source order; inside a file in the order written (events as listed,
 //! hooks in list order); hook directories sorted by name; PicoClaw builtins then processes,
 //! each sorted by name. The same config gives the same order on every machine.
+//!
+//! # Places
+//!
+//! A file belongs where it was found, not where a symbolic link points: its project root is
+//! the directory holding the nearest `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/` or `.codex/`
+//! on the path as written (see [`project_root`]). The loader records on each spec the
+//! directory it runs in ([`HookSpec::work_dir`]): the project root for a project's hooks, the
+//! config file's directory for a process hook, whatever the caller's working directory.
+//!
+//! # Review
+//!
+//! Loading does not decide which project hooks may run: [`load`] takes an optional
+//! [`Review`], a pass over every file read that holds back the files it does not admit.
+//! hookwire's is trust ([`crate::trust::TrustCheck`]); this module knows nothing of it.
 
 mod agent;
 mod check;
@@ -43,21 +57,18 @@ mod parse;
 mod picoclaw;
 
 use std::{
-    fs,
+    fmt, fs,
     io::ErrorKind,
-    path::{Path, PathBuf},
+    path::{Component, Path, PathBuf},
 };
 
 pub use agent::agent_of;
 pub use diagnostic::{ConfigError, ConfigWarning};
 use hook_protocol::{Agent, config::HookFilter};
 pub use parse::{ParseError, parse_json, parse_yaml};
+use sha2::{Digest, Sha256};
 
-use crate::{
-    Deadlines, HookSpec, Level, SourceLocation,
-    trust::{self, TrustStore},
-};
-pub(crate) use check::duplicate_names as check_duplicate_names;
+use crate::{Deadlines, HookDefinition, HookSpec, Level, SourceLocation};
 use locate::Position;
 
 /// The longest deadline a configuration may give a hook: longer values are load errors, so a
@@ -106,6 +117,28 @@ pub struct Untrusted {
     pub hooks: Vec<String>,
     /// What to run to trust the project, e.g. "run `hookwire trust /path/to/project`".
     pub how_to_trust: String,
+    /// What hookwire cannot tell about the files these hooks run, one line per hook and
+    /// command part (`hook `x`: `$(git rev-parse --show-toplevel)/x.sh`: command substitution`).
+    pub undetermined: Vec<String>,
+}
+
+/// One file [`load`] read, whatever became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileInfo {
+    /// The path as its source named it.
+    pub path: PathBuf,
+    /// The level of its source.
+    pub level: Level,
+    /// Its project root, see [`project_root`].
+    pub root: PathBuf,
+    /// Its path relative to the root, as found (not through symbolic links).
+    pub relative: PathBuf,
+    /// SHA-256 (lowercase hex) of the bytes read; `None` when it could not be read.
+    pub sha256: Option<String>,
+    /// Whether it has errors (then it contributes no hook).
+    pub has_errors: bool,
+    /// Whether a [`Review`] held it back.
+    pub is_held_back: bool,
 }
 
 /// What [`load`] found.
@@ -119,6 +152,28 @@ pub struct Loaded {
     pub errors: Vec<ConfigError>,
     /// Project files whose hooks do not run until trusted.
     pub untrusted: Vec<Untrusted>,
+    /// Every file read, in source order.
+    pub files: Vec<FileInfo>,
+}
+
+/// A pass over every file [`load`] read, before identical handlers of several files are merged:
+/// it holds back ([`FileLoad::hold_back`]) the files whose hooks must not run and says why. It
+/// may also annotate the specs it admits (trust attaches a [`crate::trust::TrustGuard`]).
+///
+/// It is asked twice. [`Review::screen`] comes first, when the files are read but not parsed:
+/// the project roots it names are held back outright, and their files are parsed only for
+/// their hook names (no validation, no spans): an untrusted project costs nothing.
+/// [`Review::review`] comes after parsing, over every file.
+pub trait Review: fmt::Debug {
+    /// Before parsing: the project roots whose files are held back whatever they hold (their
+    /// [`FileInfo::sha256`] is known, their hooks are not). By default none.
+    fn screen(&self, _files: &[FileInfo]) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    /// Reviews `files` (those of the screened roots are already held back); returns one entry
+    /// per held-back file that defines hooks.
+    fn review(&self, files: &mut [FileLoad]) -> Vec<Untrusted>;
 }
 
 /// Reads every source and returns the hooks that may run, with every error and warning found.
@@ -126,20 +181,45 @@ pub struct Loaded {
 /// `deadlines` are stored in each spec (a PicoClaw file's `hooks.defaults` override them for
 /// its own hooks).
 ///
-/// With `trust: Some(store)`, a [`Level::Project`] source runs only when the store holds a
-/// record for its project root matching the SHA-256 of each config file and of each local
-/// script they name (see [`crate::trust`]); otherwise its hooks are listed in
-/// [`Loaded::untrusted`] instead of [`Loaded::specs`]. With `trust: None` project sources
-/// load without a check: the caller decides (e.g. `hookwire check`, which runs nothing).
-pub fn load(sources: &[ConfigSource], deadlines: Deadlines, trust: Option<&dyn TrustStore>) -> Loaded {
-    let mut files = read_sources(sources, deadlines);
-    check_duplicate_names(&mut files);
+/// With `review: Some(pass)`, the pass decides which files' hooks run: hookwire passes
+/// [`crate::trust::TrustCheck`], under which a [`Level::Project`] source runs only when the trust
+/// store holds a record for its project root matching the SHA-256 of each config file and of
+/// each file its hooks run; the others are listed in [`Loaded::untrusted`] instead of
+/// [`Loaded::specs`]. With `None` every file loads unreviewed: the caller decides (e.g.
+/// `hookwire check --no-default-config`, a test).
+pub fn load(sources: &[ConfigSource], deadlines: Deadlines, review: Option<&dyn Review>) -> Loaded {
+    let read = read_sources(sources);
+    let screened = match review {
+        Some(review) => review.screen(&read.iter().map(RawFile::info).collect::<Vec<_>>()),
+        None => Vec::new(),
+    };
+    let mut files: Vec<FileLoad> = read
+        .into_iter()
+        .map(|raw| {
+            let is_held = raw.level == Level::Project && screened.contains(&raw.place.root);
+            let mut file = parse_file(raw, deadlines, is_held);
+            if is_held {
+                file.hold_back();
+            }
+            file
+        })
+        .collect();
+    check::duplicate_names(&mut files);
     let mut loaded = Loaded::default();
-    if let Some(store) = trust {
-        loaded.untrusted = trust::check_files(&mut files, store);
+    if let Some(review) = review {
+        loaded.untrusted = review.review(&mut files);
     }
     agent::drop_identical_handlers(&mut files);
     for file in files {
+        loaded.files.push(FileInfo {
+            path: file.file.clone(),
+            level: file.level,
+            root: file.root.clone(),
+            relative: file.relative.clone(),
+            sha256: file.sha256.clone(),
+            has_errors: !file.errors.is_empty(),
+            is_held_back: file.is_untrusted,
+        });
         if file.is_runnable() {
             loaded.specs.extend(file.specs);
         }
@@ -149,42 +229,206 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, trust: Option<&dyn T
     loaded
 }
 
-/// One configuration file as read and checked.
+/// One configuration file as read and checked, as a [`Review`] sees it.
 #[derive(Debug)]
-pub(crate) struct FileLoad {
+pub struct FileLoad {
     /// The path as the source named it.
     pub(crate) file: PathBuf,
     /// The level of its source.
     pub(crate) level: Level,
-    /// Its project root (canonical when it exists), see [`trust::project_root`].
+    /// Its project root (canonical when it exists), see [`project_root`].
     pub(crate) root: PathBuf,
+    /// Its path relative to the root, as found.
+    pub(crate) relative: PathBuf,
     /// SHA-256 (hex) of the bytes read; `None` when the file could not be read.
     pub(crate) sha256: Option<String>,
     /// The hooks it defines (cleared when it has an error).
     pub(crate) specs: Vec<HookSpec>,
     pub(crate) errors: Vec<ConfigError>,
     pub(crate) warnings: Vec<ConfigWarning>,
-    /// Set when trust refused the file.
+    /// Set when a review held the file back.
     pub(crate) is_untrusted: bool,
 }
 
 impl FileLoad {
-    /// Whether its hooks may run: no error, not refused by trust.
+    /// Whether its hooks may run: no error, not held back.
     pub(crate) fn is_runnable(&self) -> bool {
         self.errors.is_empty() && !self.is_untrusted
     }
+
+    /// The path as its source named it.
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+
+    /// The level of its source.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Its project root, see [`project_root`].
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Its path relative to [`FileLoad::root`], as found (not through symbolic links).
+    pub fn relative_path(&self) -> &Path {
+        &self.relative
+    }
+
+    /// SHA-256 (lowercase hex) of the bytes read; `None` when it could not be read.
+    pub fn sha256(&self) -> Option<&str> {
+        self.sha256.as_deref()
+    }
+
+    /// The hooks it defines (none when it has errors).
+    pub fn specs(&self) -> &[HookSpec] {
+        &self.specs
+    }
+
+    /// The hooks it defines, to annotate.
+    pub fn specs_mut(&mut self) -> &mut [HookSpec] {
+        &mut self.specs
+    }
+
+    /// Whether it has errors (then it contributes no hook).
+    pub fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// Keeps its hooks from running.
+    pub fn hold_back(&mut self) {
+        self.is_untrusted = true;
+    }
+
+    /// Whether [`FileLoad::hold_back`] was called.
+    pub fn is_held_back(&self) -> bool {
+        self.is_untrusted
+    }
 }
 
-/// Reads all sources, in order, into per-file results.
-pub(crate) fn read_sources(sources: &[ConfigSource], deadlines: Deadlines) -> Vec<FileLoad> {
+/// Where a config file belongs: the canonical project root, and the file's path relative to
+/// it as found.
+#[derive(Debug, Clone)]
+struct Place {
+    /// The project root, canonical when it exists.
+    root: PathBuf,
+    /// The root as written in the file's path (before resolving symbolic links above it).
+    written_root: PathBuf,
+    /// The file's path relative to the root.
+    relative: PathBuf,
+}
+
+impl Place {
+    /// Where `path` is.
+    fn of(path: &Path) -> Place {
+        let absolute = absolute(path);
+        const MARKERS: [&str; 5] = [".hookwire", ".jcli", ".claude", ".gemini", ".codex"];
+        let marker =
+            absolute.ancestors().find(|dir| dir.file_name().is_some_and(|name| MARKERS.iter().any(|m| name == *m)));
+        let written_root = match marker.and_then(Path::parent) {
+            Some(parent) => parent.to_owned(),
+            None => absolute.parent().map_or_else(|| absolute.clone(), Path::to_owned),
+        };
+        let relative = absolute.strip_prefix(&written_root).map_or_else(|_| PathBuf::new(), Path::to_owned);
+        // Canonicalizing the root directory itself is safe: only what is below it keeps the
+        // place it was found at.
+        let root = fs::canonicalize(&written_root).unwrap_or_else(|_| written_root.clone());
+        Place { root, written_root, relative }
+    }
+
+    /// `path` (under the written root) moved under the canonical root.
+    fn rebase(&self, path: &Path) -> PathBuf {
+        let absolute = absolute(path);
+        match absolute.strip_prefix(&self.written_root) {
+            Ok(rest) => self.root.join(rest),
+            Err(_) => absolute,
+        }
+    }
+
+    /// The file, under the canonical root.
+    fn file(&self) -> PathBuf {
+        self.root.join(&self.relative)
+    }
+}
+
+/// `path` made absolute against the working directory, `.` components removed, symbolic links
+/// left alone.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir().map_or_else(|_| path.to_owned(), |cwd| cwd.join(path))
+    };
+    joined.components().filter(|c| *c != Component::CurDir).collect()
+}
+
+/// The project root of a config file or hooks directory: the directory holding the nearest
+/// `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/` or `.codex/` on its path as written (`/p` for
+/// `/p/.hookwire/hooks.yaml` and for `/p/.jcli/hooks/guard/HOOK.yaml`), else the directory
+/// containing it; canonical when it exists.
+///
+/// A config reached through a symbolic link belongs to the place it was found: the link
+/// `/untrusted/.hookwire/hooks.yaml` → `/trusted/.hookwire/hooks.yaml` is `/untrusted`'s.
+pub fn project_root(config: &Path) -> PathBuf {
+    Place::of(config).root
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    text
+}
+
+/// One configuration file as read, before it is parsed.
+#[derive(Debug)]
+struct RawFile {
+    path: PathBuf,
+    level: Level,
+    place: Place,
+    /// `(name, dir)` when it is the HOOK.yaml of a hook directory.
+    hook_dir: Option<(String, PathBuf)>,
+    agent: Option<Agent>,
+    /// Its SHA-256 when its bytes could be read.
+    sha256: Option<String>,
+    /// Its text, or why there is none.
+    text: Result<String, String>,
+}
+
+impl RawFile {
+    fn info(&self) -> FileInfo {
+        FileInfo {
+            path: self.path.clone(),
+            level: self.level,
+            root: self.place.root.clone(),
+            relative: self.place.relative.clone(),
+            sha256: self.sha256.clone(),
+            has_errors: self.text.is_err(),
+            is_held_back: false,
+        }
+    }
+}
+
+/// Reads all sources, in order.
+fn read_sources(sources: &[ConfigSource]) -> Vec<RawFile> {
     let mut files = Vec::new();
     for source in sources {
-        read_source(source, deadlines, &mut files);
+        read_source(source, &mut files);
     }
     files
 }
 
-fn read_source(source: &ConfigSource, deadlines: Deadlines, out: &mut Vec<FileLoad>) {
+fn read_source(source: &ConfigSource, out: &mut Vec<RawFile>) {
     let path = &source.path;
     let metadata = match fs::metadata(path) {
         Ok(metadata) => metadata,
@@ -195,7 +439,7 @@ fn read_source(source: &ConfigSource, deadlines: Deadlines, out: &mut Vec<FileLo
         }
     };
     if !metadata.is_dir() {
-        out.push(read_file(path, source.level, deadlines, None, source.agent));
+        out.push(read_file(path, source.level, None, source.agent));
         return;
     }
     let entries = match fs::read_dir(path) {
@@ -215,94 +459,196 @@ fn read_source(source: &ConfigSource, deadlines: Deadlines, out: &mut Vec<FileLo
     for (name, dir) in dirs {
         let file = ["HOOK.yaml", "HOOK.yml"].iter().map(|f| dir.join(f)).find(|f| f.is_file());
         if let Some(file) = file {
-            out.push(read_file(&file, source.level, deadlines, Some((name, dir)), None));
+            out.push(read_file(&file, source.level, Some((name, dir)), None));
         }
     }
 }
 
 /// A file that could not be read at all.
-fn unreadable(path: &Path, level: Level, message: String) -> FileLoad {
-    FileLoad {
-        file: path.to_owned(),
+fn unreadable(path: &Path, level: Level, message: String) -> RawFile {
+    RawFile {
+        path: path.to_owned(),
         level,
-        root: trust::project_root(path),
+        place: Place::of(path),
+        hook_dir: None,
+        agent: None,
         sha256: None,
-        specs: Vec::new(),
-        errors: vec![ConfigError { file: path.to_owned(), line: None, column: None, hook: None, message }],
-        warnings: Vec::new(),
-        is_untrusted: false,
+        text: Err(message),
     }
 }
 
-/// Reads one file; `hook_dir` is `(name, dir)` when it is the HOOK.yaml of a hook directory.
-fn read_file(
-    path: &Path,
-    level: Level,
-    deadlines: Deadlines,
-    hook_dir: Option<(String, PathBuf)>,
-    agent: Option<Agent>,
-) -> FileLoad {
-    let too_big = fs::metadata(path).is_ok_and(|m| m.len() > MAX_CONFIG_BYTES);
-    if too_big {
-        return unreadable(
-            path,
-            level,
-            format!("is over {} MiB; a hook config is a few kilobytes", MAX_CONFIG_BYTES >> 20),
-        );
+/// The bytes of `path`, a regular file of at most [`MAX_CONFIG_BYTES`]; the message of what
+/// stands in the way otherwise.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    // Not a FIFO or a device: opening one could block, reading one never end.
+    match fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => return Err("is not a regular file".to_owned()),
+        Ok(_) => {}
+        Err(err) => return Err(format!("cannot read it: {err}")),
     }
-    let bytes = match fs::read(path) {
+    let file = fs::File::open(path).map_err(|err| format!("cannot read it: {err}"))?;
+    let mut bytes = Vec::new();
+    // One byte over the limit tells a file that is too big, however fast it grows.
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|err| format!("cannot read it: {err}"))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(format!("is over {} MiB; a hook config is a few kilobytes", MAX_CONFIG_BYTES >> 20));
+    }
+    Ok(bytes)
+}
+
+/// Reads one file; `hook_dir` is `(name, dir)` when it is the HOOK.yaml of a hook directory.
+fn read_file(path: &Path, level: Level, hook_dir: Option<(String, PathBuf)>, agent: Option<Agent>) -> RawFile {
+    let bytes = match read_bounded(path) {
         Ok(bytes) => bytes,
-        Err(err) => return unreadable(path, level, format!("cannot read it: {err}")),
+        Err(message) => return unreadable(path, level, message),
     };
-    let sha256 = Some(trust::sha256_hex(&bytes));
-    let Ok(text) = String::from_utf8(bytes) else {
-        let mut file = unreadable(path, level, "is not UTF-8 text; save it as UTF-8".to_owned());
-        file.sha256 = sha256;
-        return file;
+    let sha256 = Some(sha256_hex(&bytes));
+    let text = String::from_utf8(bytes).map_err(|_| "is not UTF-8 text; save it as UTF-8".to_owned());
+    RawFile { path: path.to_owned(), level, place: Place::of(path), hook_dir, agent, sha256, text }
+}
+
+/// Parses one file into its specs. `is_shallow`: only for its hook names (a held-back
+/// project's file): no spans and no regex compiled.
+fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad {
+    let RawFile { path, level, place, hook_dir, agent, sha256, text } = raw;
+    let mut file = FileLoad {
+        file: path.clone(),
+        level,
+        root: place.root.clone(),
+        relative: place.relative.clone(),
+        sha256,
+        specs: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        is_untrusted: false,
     };
-    let root = trust::project_root(path);
+    let text = match text {
+        Ok(text) => text,
+        Err(message) => {
+            file.errors.push(ConfigError { file: path, line: None, column: None, hook: None, message });
+            return file;
+        }
+    };
+    let path = path.as_path();
     let is_hook_yaml = path.file_name().is_some_and(|n| n == "HOOK.yaml" || n == "HOOK.yml");
     let hook_dir = hook_dir.or_else(|| {
-        // A HOOK.yaml named directly as a source: its directory is the hook.
+        // A HOOK.yaml named directly as a source: its directory (where it was found) is the hook.
         if !is_hook_yaml {
             return None;
         }
-        let dir = fs::canonicalize(path).ok()?.parent()?.to_owned();
+        let dir = absolute(path).parent()?.to_owned();
         let name = dir.file_name()?.to_string_lossy().into_owned();
         Some((name, dir))
     });
     let mut cx = FileCx::new(path, &text, level, deadlines);
-    let agent = agent.or_else(|| {
-        (cx.format == Format::Json && agent::looks_like_agent_settings(&text)).then(|| agent::agent_of(path, &text))
-    });
-    let specs = match (hook_dir, agent) {
-        (Some((name, dir)), _) => jcli::dir_hook(&mut cx, &name, &dir),
-        (None, Some(agent)) => agent::agent_settings(&mut cx, agent),
-        (None, None) => match cx.top_keys() {
-            Ok(Some(keys)) if keys.iter().any(|k| k == "hooks") => picoclaw::picoclaw(&mut cx),
-            Ok(None) => {
-                cx.error(
-                    Some((1, 1)),
-                    None,
-                    "the top level is not a mapping: write `event_name:` keys with lists of hooks (j-cli hooks.yaml) or a `hooks:` section (PicoClaw)",
-                );
-                Vec::new()
+    cx.is_shallow = is_shallow;
+    let refused = (cx.format == Format::Yaml).then(|| locate::refused_tag(&text)).flatten();
+    let specs = if let Some(refused) = refused {
+        cx.error(
+            refused.at,
+            None,
+            format!(
+                "the YAML tag `{}` is not allowed in a hook config: it hides what the value says from anyone reading the file (and from `hookwire trust`); write the value as plain text",
+                refused.tag
+            ),
+        );
+        Vec::new()
+    } else {
+        let agent = agent.or_else(|| {
+            (cx.format == Format::Json && agent::looks_like_agent_settings(&text)).then(|| agent::agent_of(path, &text))
+        });
+        match (hook_dir, agent) {
+            (Some((name, dir)), _) => {
+                cx.prepare_spans();
+                jcli::dir_hook(&mut cx, &name, &place.rebase(&dir))
             }
-            // A parse error: the typed parse reports it with the same position.
-            Ok(Some(_)) | Err(_) => jcli::event_keyed(&mut cx),
-        },
+            (None, Some(agent)) if cx.is_shallow => shallow_agent_specs(&mut cx, agent),
+            (None, Some(agent)) => agent::agent_settings(&mut cx, agent),
+            (None, None) => {
+                cx.prepare_spans();
+                match cx.top_keys() {
+                    Ok(Some(keys)) if keys.iter().any(|k| k == "hooks") => picoclaw::picoclaw(&mut cx),
+                    Ok(None) => {
+                        cx.error(
+                            Some((1, 1)),
+                            None,
+                            "the top level is not a mapping: write `event_name:` keys with lists of hooks (j-cli hooks.yaml) or a `hooks:` section (PicoClaw)",
+                        );
+                        Vec::new()
+                    }
+                    // A parse error: the typed parse reports it with the same position.
+                    Ok(Some(_)) | Err(_) => jcli::event_keyed(&mut cx),
+                }
+            }
+        }
     };
     let FileCx { errors, warnings, .. } = cx;
-    FileLoad {
-        file: path.to_owned(),
-        level,
-        root,
-        sha256,
-        specs: if errors.is_empty() { specs } else { Vec::new() },
-        errors,
-        warnings,
-        is_untrusted: false,
+    let mut specs = if errors.is_empty() { specs } else { Vec::new() };
+    let config_dir = place.file().parent().map(Path::to_owned);
+    for spec in &mut specs {
+        spec.work_dir = match &spec.definition {
+            // A process hook's relative `command` and `dir` are the config file's.
+            HookDefinition::Process(_) => config_dir.clone(),
+            // A project's hooks run at its root, wherever the caller is.
+            _ if level == Level::Project => Some(place.root.clone()),
+            _ => None,
+        };
     }
+    file.specs = specs;
+    file.errors = errors;
+    file.warnings = warnings;
+    file
+}
+
+/// The handlers of an agent settings file, for a held-back (shallow) parse: named as the full
+/// parse names them (`<agent>-<Event>-<group>-<handler>`, or the handler's `name`), with the
+/// commands `hookwire check` and `trust` describe; no matcher compiled, no position sought.
+fn shallow_agent_specs(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
+    let settings: hook_protocol::agent_config::AgentSettings = match hook_protocol::from_json_str(cx.text) {
+        Ok(settings) => settings,
+        Err(err) => {
+            cx.error(None, None, format!("{err}; see the {} hooks documentation for the shape", agent.display_name()));
+            return Vec::new();
+        }
+    };
+    if settings.disable_all_hooks == Some(true) {
+        return Vec::new();
+    }
+    let mut specs = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for (event_name, groups) in settings.hooks.unwrap_or_default() {
+        let Some(event) = agent.event(&event_name) else { continue };
+        for (g, group) in groups.into_iter().enumerate() {
+            for (h, handler) in group.hooks.into_iter().enumerate() {
+                let base = handler
+                    .name
+                    .clone()
+                    .filter(|name| !name.is_empty())
+                    .unwrap_or_else(|| format!("{}-{event_name}-{g}-{h}", agent.as_str()));
+                let mut name = base.clone();
+                let mut n = 2;
+                while !names.insert(name.clone()) {
+                    name = format!("{base}-{n}");
+                    n += 1;
+                }
+                let kind = handler.kind.clone();
+                let def = crate::AgentHookDef {
+                    agent,
+                    event_name: event_name.clone(),
+                    matcher: group.matcher.clone(),
+                    handler,
+                    plugin_root: None,
+                    http_allowed_urls: None,
+                    http_allowed_env_vars: Vec::new(),
+                };
+                let mut spec = HookSpec::new(name, cx.level, kind, [event], HookDefinition::Agent(Box::new(def)));
+                spec.source = cx.location(None);
+                specs.push(spec);
+            }
+        }
+    }
+    specs
 }
 
 /// The text format of a file.
@@ -322,13 +668,34 @@ pub(crate) struct FileCx<'a> {
     format: Format,
     pub(crate) errors: Vec<ConfigError>,
     pub(crate) warnings: Vec<ConfigWarning>,
+    /// Parsed only for hook names (a held-back project's file): no spans, no regex compiled.
+    pub(crate) is_shallow: bool,
+    /// The spans, parsed by [`FileCx::prepare_spans`], taken by the dialect.
+    spans: Option<locate::Tree>,
 }
 
 impl<'a> FileCx<'a> {
     fn new(file: &'a Path, text: &'a str, level: Level, deadlines: Deadlines) -> Self {
         let format =
             if file.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) { Format::Json } else { Format::Yaml };
-        FileCx { file, text, level, deadlines, format, errors: Vec::new(), warnings: Vec::new() }
+        FileCx {
+            file,
+            text,
+            level,
+            deadlines,
+            format,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            is_shallow: false,
+            spans: None,
+        }
+    }
+
+    /// Parses the spans of the file's nodes and keys, once (not for a shallow parse).
+    fn prepare_spans(&mut self) {
+        if !self.is_shallow && self.spans.is_none() {
+            self.spans = locate::Tree::parse(self.text);
+        }
     }
 
     /// Parses the whole file into `T` in the file's format.
@@ -339,8 +706,12 @@ impl<'a> FileCx<'a> {
         }
     }
 
-    /// The top-level keys; `Ok(None)` when the document is a list or a scalar.
+    /// The top-level keys; `Ok(None)` when the document is a list or a scalar. From the spans
+    /// when there are some (no second parse).
     fn top_keys(&self) -> Result<Option<Vec<String>>, ParseError> {
+        if let Some(tree) = &self.spans {
+            return Ok(tree.root.top_keys());
+        }
         self.parse::<parse::TopKeys>().map(|keys| keys.0)
     }
 
@@ -383,9 +754,11 @@ impl<'a> FileCx<'a> {
         SourceLocation { file: self.file.to_owned(), line: at.map(|(l, _)| l), column: at.map(|(_, c)| c) }
     }
 
-    /// Finds `key: value` at or after line `from`, see [`locate::locate`].
-    pub(crate) fn locate(&self, key: &str, value: Option<&str>, from: usize) -> Option<Position> {
-        locate::locate(self.text, key, value, from)
+    /// The spans of the file's nodes and keys, for the dialect to keep while it builds specs;
+    /// `None` when the file does not parse, or for a shallow parse.
+    pub(crate) fn spans(&mut self) -> Option<locate::Tree> {
+        self.prepare_spans();
+        self.spans.take()
     }
 }
 

@@ -45,6 +45,7 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str) -> Result<T, ParseError> {
 }
 
 fn yaml_error(err: &serde_saphyr::Error) -> ParseError {
+    use serde_saphyr::{Error, ExternalMessageSource};
     let err = err.without_snippet();
     let raw = serde_saphyr::DefaultMessageFormatter.format_message(err);
     // The formatter returns the bare message; control characters (a user's text may hold
@@ -57,48 +58,70 @@ fn yaml_error(err: &serde_saphyr::Error) -> ParseError {
             message.push(c);
         }
     }
-    let (mut line, mut column) = match err.location() {
+    let (line, column) = match err.location() {
         Some(loc) if loc.line() > 0 => (usize::try_from(loc.line()).ok(), usize::try_from(loc.column()).ok()),
         _ => (None, None),
     };
-    if line.is_none() {
-        // Fall back to the position written in the rendered text, if any.
-        (line, column) = position_in_text(&err.to_string());
-    }
-    let message = strip_position_suffix(&message);
-    let message = if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
-        let key = rest.split(',').next().unwrap_or(rest).trim();
-        format!("duplicate key `{key}`: each key may appear once in a mapping; merge or remove one")
-    } else if message.contains("while parsing") || message.contains("did not find expected") {
-        format!("{message}; check the indentation (spaces, not tabs) here and on the line above")
-    } else {
-        with_suggestion(message)
+    let message = match err {
+        Error::DuplicateMappingKey { key, .. } => format!(
+            "duplicate key `{}`: each key may appear once in a mapping; merge or remove one",
+            key.as_deref().unwrap_or("?")
+        ),
+        Error::SerdeUnknownField { field, expected, .. } => with_suggestion(message, field, expected),
+        Error::SerdeUnknownVariant { variant, expected, .. } => with_suggestion(message, variant, expected),
+        Error::ExternalMessage { source, .. } => match source.as_ref() {
+            ExternalMessageSource::Parser(scan) if is_layout_error(scan.kind()) => {
+                format!("{message}; check the indentation (spaces, not tabs) here and on the line above")
+            }
+            _ => message,
+        },
+        _ => message,
     };
     ParseError { message, line, column }
 }
 
-/// Adds "did you mean `command`?" to an "unknown field/variant/event `x`, expected one of ..."
-/// message when one expected name is a small edit away.
-fn with_suggestion(message: &str) -> String {
-    let unknown = ["unknown field `", "unknown variant `", "unknown event `"]
-        .iter()
-        .find_map(|prefix| message.find(prefix).map(|idx| &message[idx + prefix.len()..]))
-        .and_then(|rest| rest.split('`').next());
-    let expected = ["expected one of ", "valid names are: "]
-        .iter()
-        .find_map(|prefix| message.find(prefix).map(|idx| &message[idx + prefix.len()..]));
-    let (Some(unknown), Some(expected)) = (unknown, expected) else { return message.to_owned() };
-    let best = expected
-        .split(", ")
-        .map(|name| name.trim().trim_matches('`'))
-        .map(|name| (edit_distance(unknown, name), name))
-        .min();
+/// Syntax errors that a misplaced line or a tab usually causes.
+fn is_layout_error(kind: &serde_saphyr::granit_parser::ErrorKind) -> bool {
+    use serde_saphyr::granit_parser::ErrorKind;
+    matches!(
+        kind,
+        ErrorKind::ExpectedBlockSequenceEntry
+            | ErrorKind::ExpectedBlockMappingKey
+            | ErrorKind::ExpectedNodeContent
+            | ErrorKind::ExpectedFlowMappingSeparator
+            | ErrorKind::ExpectedFlowSequenceSeparator
+            | ErrorKind::InvalidIndentation
+            | ErrorKind::TabInBlockIndentation
+            | ErrorKind::TabNotAllowed
+            | ErrorKind::UnexpectedEofBlockSequence
+            | ErrorKind::UnexpectedEofBlockMapping
+    )
+}
+
+/// Adds "did you mean `command`?" to an unknown field or variant message when one expected
+/// name is a small edit away.
+fn with_suggestion(message: String, unknown: &str, expected: &[&str]) -> String {
+    let best = expected.iter().map(|name| (edit_distance(unknown, name), *name)).min();
     match best {
         Some((distance, name)) if distance > 0 && distance <= 2.max(unknown.chars().count() / 4) => {
             format!("{message} (did you mean `{name}`?)")
         }
-        _ => message.to_owned(),
+        _ => message,
     }
+}
+
+/// [`with_suggestion`] for serde_json, whose errors carry no structured kind: the unknown name
+/// and the expected ones are read from its fixed "unknown field `x`, expected one of `a`, `b`"
+/// wording.
+fn with_json_suggestion(message: &str) -> String {
+    let unknown = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|prefix| message.find(prefix).map(|idx| &message[idx + prefix.len()..]))
+        .and_then(|rest| rest.split('`').next());
+    let expected = message.find("expected one of ").map(|idx| &message[idx + "expected one of ".len()..]);
+    let (Some(unknown), Some(expected)) = (unknown, expected) else { return message.to_owned() };
+    let expected: Vec<&str> = expected.split(", ").map(|name| name.trim().trim_matches('`')).collect();
+    with_suggestion(message.to_owned(), unknown, &expected)
 }
 
 /// Levenshtein distance over characters.
@@ -142,7 +165,7 @@ fn position_in_text(text: &str) -> (Option<usize>, Option<usize>) {
 /// last one silently, which would hide a hook).
 pub fn parse_json<T: DeserializeOwned>(text: &str) -> Result<T, ParseError> {
     let json_error = |err: serde_json::Error| ParseError {
-        message: with_suggestion(strip_position_suffix(&err.to_string())),
+        message: with_json_suggestion(strip_position_suffix(&err.to_string())),
         line: (err.line() > 0).then_some(err.line()),
         column: (err.line() > 0).then_some(err.column()),
     };

@@ -45,16 +45,17 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
     let hooks = config.hooks;
     let deadlines = with_defaults(cx.deadlines, hooks.defaults.as_ref());
     let is_file_enabled = hooks.enabled.unwrap_or(true);
-    let hooks_line = cx.locate("hooks", None, 1).map_or(1, |(line, _)| line);
+    let spans = cx.spans();
+    let hooks_node = spans.as_ref().and_then(|tree| tree.root.get("hooks"));
     let mut specs = Vec::new();
 
-    let builtins_line = cx.locate("builtins", None, hooks_line).map_or(hooks_line, |(line, _)| line);
+    let builtins_node = hooks_node.and_then(|hooks| hooks.get("builtins"));
     for (name, builtin) in hooks.builtins.unwrap_or_default() {
         // PicoClaw mounts only the builtins set to `enabled: true`.
         if builtin.enabled != Some(true) {
             continue;
         }
-        let at = cx.locate(&name, None, builtins_line);
+        let at = builtins_node.and_then(|builtins| builtins.key_at(&name));
         if !check::name(cx, &name, at) {
             continue;
         }
@@ -74,20 +75,23 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             respond_tools: Vec::new(),
             deadlines,
             session: None,
+            work_dir: None,
+            trust: None,
             definition: HookDefinition::Builtin(builtin),
             name,
         });
     }
 
-    let processes_line = cx.locate("processes", None, hooks_line).map_or(hooks_line, |(line, _)| line);
+    let processes_node = hooks_node.and_then(|hooks| hooks.get("processes"));
     let raw_processes = raw.hooks.processes.unwrap_or_default();
     for (name, process) in hooks.processes.unwrap_or_default() {
-        let at = cx.locate(&name, None, processes_line);
+        let at = processes_node.and_then(|processes| processes.key_at(&name));
         if !check::name(cx, &name, at) {
             continue;
         }
         if process.timeout_ms.is_some_and(|ms| Duration::from_millis(ms) > super::MAX_TIMEOUT) {
-            let at = cx.locate("timeout_ms", None, at.map_or(processes_line, |(line, _)| line)).or(at);
+            let process_node = processes_node.and_then(|processes| processes.get(&name));
+            let at = process_node.and_then(|process| process.key_at("timeout_ms")).or(at);
             cx.error(
                 at,
                 Some(&name),
@@ -120,6 +124,8 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             respond_tools: process.respond_tools.clone().unwrap_or_default(),
             deadlines,
             session: None,
+            work_dir: None,
+            trust: None,
             definition: HookDefinition::Process(process),
             name,
         });
@@ -127,7 +133,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
 
     if !is_file_enabled && !specs.is_empty() {
         let names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
-        let at = cx.locate("enabled", Some("false"), hooks_line);
+        let at = hooks_node.and_then(|hooks| hooks.key_at("enabled"));
         cx.warn(
             at,
             None,

@@ -1,0 +1,272 @@
+//! The client side of `hookwire serve`: where a project's daemon listens, how to reach it, and
+//! how to start it on first use.
+//!
+//! One daemon serves one user and project root. Its files live in a private (`0700`) directory:
+//! `$XDG_RUNTIME_DIR/hookwire`, else `$XDG_CACHE_HOME/hookwire/run`, else
+//! `~/.cache/hookwire/run`; each is named by a hash of the canonical project root (and of the
+//! `HOME` and `XDG_CONFIG_HOME` its configuration is read from): `<key>.sock`, `<key>.lock`,
+//! `<key>.pid`, `<key>.log`.
+
+use std::{
+    fs, io,
+    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    sync::OnceLock,
+    time::{Duration, Instant},
+};
+
+use hook_protocol::{
+    daemon::Method,
+    jsonrpc::{Id, Message, Request, RpcError},
+    serde_json,
+};
+use serde_json::Value;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
+    net::UnixStream,
+};
+
+use crate::discover;
+
+/// How long a caller that started the daemon waits for its socket.
+pub(crate) const START_DEADLINE: Duration = Duration::from_millis(1500);
+
+/// The largest response line a client reads.
+const MAX_RESPONSE_BYTES: u64 = 256 << 20;
+
+/// The files of one project's daemon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DaemonPaths {
+    /// The private directory holding them.
+    pub(crate) dir: PathBuf,
+    /// The Unix socket.
+    pub(crate) socket: PathBuf,
+    /// Held locked (`flock`) by the running daemon: two daemons never serve one project.
+    pub(crate) lock: PathBuf,
+    /// The running daemon's process id.
+    pub(crate) pid: PathBuf,
+    /// The daemon's log.
+    pub(crate) log: PathBuf,
+}
+
+/// The directory for daemon sockets, or `None` when neither `XDG_RUNTIME_DIR`,
+/// `XDG_CACHE_HOME` nor `HOME` is set.
+pub(crate) fn run_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(runtime) = var("XDG_RUNTIME_DIR").filter(|dir| dir.is_dir()) {
+        return Some(runtime.join("hookwire"));
+    }
+    if let Some(cache) = var("XDG_CACHE_HOME") {
+        return Some(cache.join("hookwire").join("run"));
+    }
+    var("HOME").map(|home| home.join(".cache").join("hookwire").join("run"))
+}
+
+/// The project root a call in `cwd` belongs to: what [`discover::project_root`] finds, else
+/// `cwd` itself.
+pub(crate) fn project_root(cwd: &Path) -> PathBuf {
+    discover::project_root(cwd).unwrap_or_else(|| cwd.to_path_buf())
+}
+
+/// FNV-1a, 64 bits: stable across runs and builds.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    for part in parts {
+        for byte in part.iter().chain(&[0u8]) {
+            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// The daemon key of `root`: 16 hex digits.
+pub(crate) fn key_of(root: &Path) -> String {
+    let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let var = |name: &str| std::env::var_os(name).unwrap_or_default();
+    let (home, config) = (var("HOME"), var("XDG_CONFIG_HOME"));
+    format!(
+        "{:016x}",
+        fnv1a(&[root.as_os_str().as_encoded_bytes(), home.as_encoded_bytes(), config.as_encoded_bytes()])
+    )
+}
+
+/// The daemon files of `root`.
+pub(crate) fn paths_for(root: &Path) -> Option<DaemonPaths> {
+    let dir = run_dir()?;
+    let key = key_of(root);
+    Some(DaemonPaths {
+        socket: dir.join(format!("{key}.sock")),
+        lock: dir.join(format!("{key}.lock")),
+        pid: dir.join(format!("{key}.pid")),
+        log: dir.join(format!("{key}.log")),
+        dir,
+    })
+}
+
+/// This process's user id (the owner of `/proc/self`).
+pub(crate) fn own_uid() -> Option<u32> {
+    fs::metadata("/proc/self").ok().map(|meta| meta.uid())
+}
+
+/// `dir` is a real directory of this user that no one else may enter; refuses anything else.
+pub(crate) fn check_private_dir(dir: &Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(io::Error::other(format!("{} is not a directory", dir.display())));
+    }
+    if let Some(uid) = own_uid()
+        && meta.uid() != uid
+    {
+        return Err(io::Error::other(format!(
+            "{} belongs to user {}, not to this user ({uid}); remove it or set XDG_RUNTIME_DIR",
+            dir.display(),
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(io::Error::other(format!(
+            "{} is open to other users (mode {:o}); `chmod 700` it or remove it",
+            dir.display(),
+            meta.mode() & 0o777
+        )));
+    }
+    Ok(())
+}
+
+/// Creates `dir` (and missing parents) `0700`, then checks it with [`check_private_dir`].
+pub(crate) fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    match fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    check_private_dir(dir)
+}
+
+/// Identifies this build of hookwire: the executable's path, size and modification time. A
+/// daemon refuses callers of another build (the binary was replaced while it ran).
+pub(crate) fn build_id() -> &'static str {
+    static BUILD: OnceLock<String> = OnceLock::new();
+    BUILD.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap_or_default();
+        let (size, mtime) =
+            fs::metadata(&exe).map(|m| (m.size(), m.mtime_nsec() as u64 ^ m.mtime() as u64)).unwrap_or_default();
+        format!(
+            "{}-{:016x}",
+            env!("CARGO_PKG_VERSION"),
+            fnv1a(&[exe.as_os_str().as_encoded_bytes(), &size.to_le_bytes(), &mtime.to_le_bytes()])
+        )
+    })
+}
+
+/// Why no daemon answered.
+#[derive(Debug)]
+pub(crate) enum ConnectError {
+    /// No socket: no daemon runs for this project.
+    NotRunning,
+    /// A socket nobody listens on: its daemon died.
+    Stale,
+    /// The directory is not private, or another error: the daemon is not used.
+    Unusable,
+}
+
+/// Connects to the daemon of `paths`, after checking that its directory is private.
+pub(crate) async fn connect(paths: &DaemonPaths) -> Result<UnixStream, ConnectError> {
+    match check_private_dir(&paths.dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ConnectError::NotRunning),
+        Err(_) => return Err(ConnectError::Unusable),
+    }
+    match UnixStream::connect(&paths.socket).await {
+        Ok(stream) => Ok(stream),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ConnectError::NotRunning),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Err(ConnectError::Stale),
+        Err(_) => Err(ConnectError::Unusable),
+    }
+}
+
+/// Starts `hookwire serve` for `root` in the background: its own process group, stdin and
+/// stdout closed, stderr to the daemon's log, and without the caller's `CLAUDE_ENV_FILE` (a
+/// session's, which the daemon gets per call instead).
+pub(crate) fn start(paths: &DaemonPaths, root: &Path) -> io::Result<()> {
+    ensure_private_dir(&paths.dir)?;
+    let log = fs::OpenOptions::new().create(true).append(true).mode(0o600).open(&paths.log)?;
+    let exe = std::env::current_exe()?;
+    let mut command = Command::new(exe);
+    command
+        .arg("serve")
+        .arg("--root")
+        .arg(root)
+        .current_dir(root)
+        .env_remove("CLAUDE_ENV_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log));
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    // The child is not waited for: it outlives this process, whose exit hands it to init.
+    command.spawn().map(drop)
+}
+
+/// Connects to the daemon of `paths`, retrying until `deadline` passes.
+pub(crate) async fn wait_for(paths: &DaemonPaths, deadline: Duration) -> Option<UnixStream> {
+    let until = Instant::now() + deadline;
+    loop {
+        match connect(paths).await {
+            Ok(stream) => return Some(stream),
+            Err(ConnectError::Unusable) => return None,
+            Err(ConnectError::NotRunning | ConnectError::Stale) if Instant::now() < until => {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// A call that got no result.
+#[derive(Debug)]
+pub(crate) enum CallError {
+    /// The connection failed or closed before the answer (the daemon died mid-call).
+    Io(io::Error),
+    /// The answer was not a JSON-RPC response to the call.
+    Protocol(String),
+    /// The daemon answered with an error.
+    Rpc(RpcError),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Io(e) => write!(f, "the daemon's connection failed: {e}"),
+            CallError::Protocol(e) => write!(f, "the daemon's answer is not understood: {e}"),
+            CallError::Rpc(e) => write!(f, "the daemon refused the call ({}): {}", e.code, e.message),
+        }
+    }
+}
+
+/// One request on `stream`, and its answer.
+pub(crate) async fn call(stream: &mut UnixStream, method: Method, params: Value) -> Result<Value, CallError> {
+    let request = Request::new(Id::Number(1), method.as_str(), params);
+    let mut line = serde_json::to_vec(&request).map_err(|e| CallError::Protocol(e.to_string()))?;
+    line.push(b'\n');
+    let (read, mut write) = stream.split();
+    write.write_all(&line).await.map_err(CallError::Io)?;
+    let mut reader = BufReader::new(read).take(MAX_RESPONSE_BYTES);
+    let mut answer = Vec::new();
+    reader.read_until(b'\n', &mut answer).await.map_err(CallError::Io)?;
+    if !answer.ends_with(b"\n") {
+        return Err(CallError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the daemon closed the connection")));
+    }
+    match Message::parse(answer.trim_ascii_end()).map_err(|e| CallError::Protocol(e.to_string()))? {
+        Message::Response(response) => Ok(response.result),
+        Message::Error(error) => Err(CallError::Rpc(error.error)),
+        _ => Err(CallError::Protocol("expected a response".into())),
+    }
+}
+
+/// Asks the daemon of `paths` to stop; quiet when none runs.
+pub(crate) async fn request_shutdown(paths: &DaemonPaths) {
+    if let Ok(mut stream) = connect(paths).await {
+        let _ = call(&mut stream, Method::Shutdown, Value::Null).await;
+    }
+}

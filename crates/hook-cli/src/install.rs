@@ -1,0 +1,738 @@
+//! `hookwire install claude|gemini|codex`: one catch-all `hookwire hook <agent>` entry per event
+//! in the agent's settings file, so that every hook hookwire is configured with runs in that
+//! agent.
+//!
+//! The file is edited as text: only the `hooks` section changes, by insertions and removals at
+//! the byte positions of its JSON values, so every other key keeps its place, its formatting and
+//! its comments-free text (serde_json here has no order-preserving map, and a re-serialization
+//! would reorder keys). Our entries are recognized by their command (`... hookwire hook
+//! <agent>`): a second install changes nothing, and `--uninstall` removes exactly them.
+
+use std::{
+    fs, io,
+    os::unix::fs::PermissionsExt,
+    path::{Path, PathBuf},
+    time::SystemTime,
+};
+
+use clap::Args;
+use hook_protocol::{Agent, serde_json};
+
+use crate::{discover, serve::utc_stamp};
+
+#[derive(Debug, Args)]
+pub(crate) struct InstallArgs {
+    /// The agent: `claude`, `gemini` or `codex`.
+    agent: Agent,
+    /// Edit the project's settings file (`.claude/settings.json`, `.gemini/settings.json`,
+    /// `.codex/hooks.json` in the project root); the default.
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// Edit the user's settings file in the home directory.
+    #[arg(long)]
+    user: bool,
+    /// Remove the entries `install` added.
+    #[arg(long)]
+    uninstall: bool,
+    /// Show the change without writing anything.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Events left out: a `WorktreeCreate` hook replaces Claude Code's own worktree creation and
+/// must print the new worktree's path, which a catch-all bridge does not know.
+const NOT_INSTALLED: [(Agent, &str); 1] = [(Agent::Claude, "WorktreeCreate")];
+
+/// Deadline of an installed entry, in seconds: the longest a Claude Code hook may take by
+/// default, so the agent never cuts the chain of hooks hookwire runs inside it.
+const ENTRY_TIMEOUT_SECS: u64 = 600;
+
+/// The events an installed entry is added to, in the agent's order.
+pub(crate) fn events_for(agent: Agent) -> Vec<&'static str> {
+    agent.event_names().filter(|name| !NOT_INSTALLED.contains(&(agent, name))).collect()
+}
+
+/// The settings file of `agent`: the project's (under `root`) or the user's.
+fn settings_file(agent: Agent, user: bool, root: &Path) -> Result<PathBuf, String> {
+    let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let home = || env_dir("HOME").ok_or_else(|| "HOME is not set: cannot find the user's settings".to_owned());
+    Ok(match (agent, user) {
+        (Agent::Claude, false) => root.join(".claude/settings.json"),
+        (Agent::Gemini, false) => root.join(".gemini/settings.json"),
+        (Agent::Codex, false) => root.join(".codex/hooks.json"),
+        (Agent::Claude, true) => {
+            env_dir("CLAUDE_CONFIG_DIR").map_or_else(|| home().map(|h| h.join(".claude")), Ok)?.join("settings.json")
+        }
+        (Agent::Gemini, true) => home()?.join(".gemini/settings.json"),
+        (Agent::Codex, true) => {
+            env_dir("CODEX_HOME").map_or_else(|| home().map(|h| h.join(".codex")), Ok)?.join("hooks.json")
+        }
+    })
+}
+
+/// `text` as one shell word.
+fn shell_word(text: &str) -> String {
+    let is_plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c));
+    if is_plain { text.to_owned() } else { format!("'{}'", text.replace('\'', r"'\''")) }
+}
+
+/// The command of an installed entry: the absolute path of this executable.
+fn bridge_command(agent: Agent) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the hookwire executable: {e}"))?;
+    Ok(format!("{} hook {agent}", shell_word(&exe.display().to_string())))
+}
+
+/// Whether `command` runs `hookwire hook <agent>` (any path to hookwire, any options): such an
+/// entry, even one the user wrote, already brings hookwire in.
+fn is_bridge_command(command: &str, agent: Agent) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words.windows(3).any(|w| is_hookwire(w[0]) && w[1] == "hook" && w[2] == agent.as_str()) || is_ours(command, agent)
+}
+
+/// Whether `command` is exactly what `install` writes: `<path to hookwire> hook <agent>`.
+fn is_ours(command: &str, agent: Agent) -> bool {
+    command.trim().strip_suffix(&format!(" hook {agent}")).is_some_and(is_hookwire)
+}
+
+/// Whether `program` (possibly quoted) is a `hookwire` executable.
+fn is_hookwire(program: &str) -> bool {
+    let program = program.trim().trim_matches(['"', '\'']);
+    Path::new(program).file_name().is_some_and(|name| name == "hookwire")
+}
+
+// ----------------------------------------------------------------------------------------------
+// JSON with byte positions.
+
+/// A JSON value and where it is in the text.
+#[derive(Debug)]
+struct Node {
+    start: usize,
+    end: usize,
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Object(Vec<Member>),
+    Array(Vec<Node>),
+    String(String),
+    Other,
+}
+
+#[derive(Debug)]
+struct Member {
+    key: String,
+    /// Where the key's opening quote is.
+    start: usize,
+    value: Node,
+}
+
+impl Member {
+    fn end(&self) -> usize {
+        self.value.end
+    }
+}
+
+impl Node {
+    fn member(&self, key: &str) -> Option<&Member> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().find(|m| m.key == key),
+            _ => None,
+        }
+    }
+
+    fn items(&self) -> &[Node] {
+        match &self.kind {
+            Kind::Array(items) => items,
+            _ => &[],
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The spans of its children (members or items), in order.
+    fn child_spans(&self) -> Vec<(usize, usize)> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().map(|m| (m.start, m.end())).collect(),
+            Kind::Array(items) => items.iter().map(|n| (n.start, n.end)).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A parser over text already known to be valid JSON.
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        let bytes = self.text.as_bytes();
+        while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> u8 {
+        self.text.as_bytes().get(self.pos).copied().unwrap_or(0)
+    }
+
+    fn string_end(&self, start: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        let mut i = start + 1;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' => i += 2,
+                b'"' => return i + 1,
+                _ => i += 1,
+            }
+        }
+        bytes.len()
+    }
+
+    fn value(&mut self) -> Node {
+        self.skip_ws();
+        let start = self.pos;
+        match self.peek() {
+            b'{' => {
+                self.pos += 1;
+                let mut members = Vec::new();
+                loop {
+                    self.skip_ws();
+                    match self.peek() {
+                        b'}' | 0 => break,
+                        b',' => self.pos += 1,
+                        _ => {
+                            let key_start = self.pos;
+                            let key_end = self.string_end(key_start);
+                            let key = serde_json::from_str(&self.text[key_start..key_end]).unwrap_or_default();
+                            self.pos = key_end;
+                            self.skip_ws();
+                            self.pos += 1; // ':'
+                            let value = self.value();
+                            members.push(Member { key, start: key_start, value });
+                        }
+                    }
+                }
+                self.pos += 1;
+                Node { start, end: self.pos, kind: Kind::Object(members) }
+            }
+            b'[' => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                loop {
+                    self.skip_ws();
+                    match self.peek() {
+                        b']' | 0 => break,
+                        b',' => self.pos += 1,
+                        _ => items.push(self.value()),
+                    }
+                }
+                self.pos += 1;
+                Node { start, end: self.pos, kind: Kind::Array(items) }
+            }
+            b'"' => {
+                self.pos = self.string_end(start);
+                let text = serde_json::from_str(&self.text[start..self.pos]).unwrap_or_default();
+                Node { start, end: self.pos, kind: Kind::String(text) }
+            }
+            _ => {
+                let bytes = self.text.as_bytes();
+                while self.pos < bytes.len()
+                    && !matches!(bytes[self.pos], b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                {
+                    self.pos += 1;
+                }
+                Node { start, end: self.pos, kind: Kind::Other }
+            }
+        }
+    }
+}
+
+/// Parses `text`; an error names line and column.
+fn parse(text: &str, file: &Path) -> Result<Node, String> {
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
+        return Err(format!("{}:{}:{}: not valid JSON: {e}; fix it first", file.display(), e.line(), e.column()));
+    }
+    let root = Parser { text, pos: 0 }.value();
+    match root.kind {
+        Kind::Object(_) => Ok(root),
+        _ => Err(format!("{}: the settings are not a JSON object", file.display())),
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Writing new JSON in the file's style.
+
+/// A value to insert.
+#[derive(Debug)]
+enum Json {
+    Object(Vec<(&'static str, Json)>),
+    Array(Vec<Json>),
+    String(String),
+    Number(u64),
+}
+
+/// How the file is laid out: one member per line (`pretty`) indented by `unit`, or one line.
+#[derive(Debug, Clone)]
+struct Style {
+    pretty: bool,
+    unit: String,
+}
+
+impl Style {
+    fn of(text: &str, root: &Node) -> Style {
+        let spans = root.child_spans();
+        let pretty = match spans.first() {
+            Some((first, _)) => text[root.start..*first].contains('\n'),
+            None => true,
+        };
+        let unit = spans
+            .first()
+            .map(|(first, _)| line_indent(text, *first))
+            .filter(|indent| !indent.is_empty())
+            .unwrap_or_else(|| "  ".to_owned());
+        Style { pretty, unit }
+    }
+
+    fn render(&self, value: &Json, indent: &str) -> String {
+        let inner = format!("{indent}{}", self.unit);
+        let (open, close, parts): (&str, &str, Vec<String>) = match value {
+            Json::String(text) => return serde_json::to_string(text).unwrap_or_default(),
+            Json::Number(n) => return n.to_string(),
+            Json::Object(members) => (
+                "{",
+                "}",
+                members
+                    .iter()
+                    .map(|(key, v)| {
+                        format!("{}: {}", serde_json::to_string(key).unwrap_or_default(), self.render(v, &inner))
+                    })
+                    .collect(),
+            ),
+            Json::Array(items) => ("[", "]", items.iter().map(|v| self.render(v, &inner)).collect()),
+        };
+        if parts.is_empty() {
+            format!("{open}{close}")
+        } else if self.pretty {
+            format!("{open}\n{inner}{}\n{indent}{close}", parts.join(&format!(",\n{inner}")))
+        } else {
+            format!("{open}{}{close}", parts.join(", "))
+        }
+    }
+}
+
+/// The whitespace at the start of the line holding `pos`.
+fn line_indent(text: &str, pos: usize) -> String {
+    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect()
+}
+
+/// `text` with `child` (rendered by `render` at the indent it gets) appended to `container`.
+fn append(text: &str, container: &Node, style: &Style, render: impl Fn(&str) -> String) -> String {
+    let spans = container.child_spans();
+    let mut out = String::with_capacity(text.len() + 256);
+    match spans.last() {
+        Some((last_start, last_end)) => {
+            let (sep, indent) = if style.pretty {
+                let indent = line_indent(text, *last_start);
+                (format!(",\n{indent}"), indent)
+            } else {
+                (", ".to_owned(), String::new())
+            };
+            out.push_str(&text[..*last_end]);
+            out.push_str(&sep);
+            out.push_str(&render(&indent));
+            out.push_str(&text[*last_end..]);
+        }
+        None => {
+            let outer = line_indent(text, container.start);
+            let inner = format!("{outer}{}", style.unit);
+            out.push_str(&text[..=container.start]);
+            if style.pretty {
+                out.push_str(&format!("\n{inner}{}\n{outer}", render(&inner)));
+            } else {
+                out.push_str(&render(""));
+            }
+            out.push_str(&text[container.end - 1..]);
+        }
+    }
+    out
+}
+
+/// `text` without child `idx` of `container`, and without the separator that goes with it.
+fn remove(text: &str, container: &Node, idx: usize) -> String {
+    let spans = container.child_spans();
+    let (from, to) = match (spans.len(), idx) {
+        (1, _) => (container.start + 1, container.end - 1),
+        (n, i) if i + 1 < n => (spans[i].0, spans[i + 1].0),
+        (_, i) => (spans[i - 1].1, spans[i].1),
+    };
+    format!("{}{}", &text[..from], &text[to..])
+}
+
+// ----------------------------------------------------------------------------------------------
+// The edits.
+
+/// The matcher group `install` adds.
+fn entry(agent: Agent, command: &str) -> Json {
+    let mut handler = Vec::new();
+    if agent == Agent::Gemini {
+        handler.push(("name", Json::String("hookwire".into())));
+    }
+    handler.push(("type", Json::String("command".into())));
+    handler.push(("command", Json::String(command.to_owned())));
+    let timeout = if agent == Agent::Gemini { ENTRY_TIMEOUT_SECS * 1000 } else { ENTRY_TIMEOUT_SECS };
+    handler.push(("timeout", Json::Number(timeout)));
+    Json::Object(vec![("hooks", Json::Array(vec![Json::Object(handler)]))])
+}
+
+/// Where the handlers whose command passes `is_wanted` are in an event's groups: (group,
+/// handler) indexes.
+fn handlers_where(groups: &Node, is_wanted: impl Fn(&str) -> bool) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (group_idx, group) in groups.items().iter().enumerate() {
+        let Some(handlers) = group.member("hooks") else { continue };
+        for (handler_idx, handler) in handlers.value.items().iter().enumerate() {
+            let command = handler.member("command").and_then(|m| m.value.as_str());
+            if command.is_some_and(&is_wanted) {
+                found.push((group_idx, handler_idx));
+            }
+        }
+    }
+    found
+}
+
+/// One step of installing: the text after it, or `None` when nothing is left to do.
+fn install_step(text: &str, file: &Path, agent: Agent, command: &str) -> Result<Option<String>, String> {
+    let root = parse(text, file)?;
+    let style = Style::of(text, &root);
+    let Some(hooks) = root.member("hooks") else {
+        let member = |indent: &str| format!("\"hooks\": {}", style.render(&Json::Object(Vec::new()), indent));
+        return Ok(Some(append(text, &root, &style, member)));
+    };
+    if !matches!(hooks.value.kind, Kind::Object(_)) {
+        return Err(format!("{}: `hooks` is not an object; fix it by hand first", file.display()));
+    }
+    for event in events_for(agent) {
+        let Some(groups) = hooks.value.member(event) else {
+            // The event with no group first; the next step adds the group, in the file's style.
+            let member = |indent: &str| {
+                format!(
+                    "{}: {}",
+                    serde_json::to_string(event).unwrap_or_default(),
+                    style.render(&Json::Array(vec![]), indent)
+                )
+            };
+            return Ok(Some(append(text, &hooks.value, &style, member)));
+        };
+        if !matches!(groups.value.kind, Kind::Array(_)) {
+            return Err(format!("{}: `hooks.{event}` is not an array; fix it by hand first", file.display()));
+        }
+        let ours = |c: &str| c == command || is_ours(c, agent);
+        if let Some((group_idx, handler_idx)) = handlers_where(&groups.value, ours).first() {
+            {
+                let handler =
+                    &groups.value.items()[*group_idx].member("hooks").map(|m| m.value.items()).unwrap_or_default()
+                        [*handler_idx];
+                let Some(current) = handler.member("command") else { continue };
+                if current.value.as_str() != Some(command) {
+                    // hookwire moved: point the entry at this executable.
+                    let quoted = serde_json::to_string(command).unwrap_or_default();
+                    return Ok(Some(format!("{}{quoted}{}", &text[..current.value.start], &text[current.value.end..])));
+                }
+            }
+            continue;
+        }
+        if handlers_where(&groups.value, |c| c == command || is_bridge_command(c, agent)).is_empty() {
+            let group = entry(agent, command);
+            return Ok(Some(append(text, &groups.value, &style, |indent| style.render(&group, indent))));
+        }
+    }
+    Ok(None)
+}
+
+/// One step of uninstalling: the text after it, or `None` when nothing is left to do.
+/// `touched` collects the events an entry was removed from: those left empty go too, and so does
+/// a `hooks` object left empty.
+fn uninstall_step(
+    text: &str,
+    file: &Path,
+    agent: Agent,
+    command: &str,
+    touched: &mut Vec<String>,
+) -> Result<Option<String>, String> {
+    let root = parse(text, file)?;
+    let Some(hooks) = root.member("hooks") else { return Ok(None) };
+    let Kind::Object(events) = &hooks.value.kind else { return Ok(None) };
+    for (event_idx, event) in events.iter().enumerate() {
+        if !matches!(event.value.kind, Kind::Array(_)) {
+            continue;
+        }
+        if let Some((group_idx, handler_idx)) =
+            handlers_where(&event.value, |c| c == command || is_ours(c, agent)).first().copied()
+        {
+            let group = &event.value.items()[group_idx];
+            let Some(handlers) = group.member("hooks") else { continue };
+            touched.push(event.key.clone());
+            return Ok(Some(if handlers.value.items().len() == 1 {
+                // The whole group is ours.
+                remove(text, &event.value, group_idx)
+            } else {
+                remove(text, &handlers.value, handler_idx)
+            }));
+        }
+        if event.value.items().is_empty() && touched.contains(&event.key) {
+            return Ok(Some(remove(text, &hooks.value, event_idx)));
+        }
+    }
+    if events.is_empty() && !touched.is_empty() {
+        let idx = root.child_spans().iter().position(|(start, _)| *start == hooks.start).unwrap_or(0);
+        touched.clear();
+        return Ok(Some(remove(text, &root, idx)));
+    }
+    Ok(None)
+}
+
+/// The file's text after installing (or uninstalling) entries running `command`.
+fn edited(text: &str, file: &Path, agent: Agent, command: &str, uninstall: bool) -> Result<String, String> {
+    let mut text = text.to_owned();
+    let mut touched = Vec::new();
+    // Each step parses afresh: a few dozen steps over a settings file.
+    for _ in 0..1000 {
+        let step = if uninstall {
+            uninstall_step(&text, file, agent, command, &mut touched)?
+        } else {
+            install_step(&text, file, agent, command)?
+        };
+        match step {
+            Some(next) => text = next,
+            None => return Ok(text),
+        }
+    }
+    Err(format!("{}: the edit does not settle; edit the file by hand", file.display()))
+}
+
+// ----------------------------------------------------------------------------------------------
+// Diff, backup, write.
+
+/// A unified diff of two texts, with three lines of context.
+fn diff(old: &str, new: &str, file: &Path) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    // Longest common subsequence, by table: settings files are small.
+    let (n, m) = (a.len(), b.len());
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    // Each line: (' ' | '-' | '+', old line no, new line no, text).
+    let mut ops: Vec<(char, usize, usize, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            ops.push((' ', i, j, a[i]));
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            ops.push(('-', i, j, a[i]));
+            i += 1;
+        } else {
+            ops.push(('+', i, j, b[j]));
+            j += 1;
+        }
+    }
+    let mut out = format!("--- {}\n+++ {}\n", file.display(), file.display());
+    let changed: Vec<usize> = ops.iter().enumerate().filter(|(_, op)| op.0 != ' ').map(|(k, _)| k).collect();
+    let mut k = 0;
+    while k < changed.len() {
+        let first = changed[k].saturating_sub(3);
+        let mut last = changed[k];
+        while k + 1 < changed.len() && changed[k + 1] <= last + 7 {
+            k += 1;
+            last = changed[k];
+        }
+        let last = (last + 3).min(ops.len() - 1);
+        let hunk = &ops[first..=last];
+        let old_len = hunk.iter().filter(|op| op.0 != '+').count();
+        let new_len = hunk.iter().filter(|op| op.0 != '-').count();
+        out.push_str(&format!("@@ -{},{old_len} +{},{new_len} @@\n", hunk[0].1 + 1, hunk[0].2 + 1));
+        for (sign, _, _, line) in hunk {
+            out.push_str(&format!("{sign}{line}\n"));
+        }
+        k += 1;
+    }
+    out
+}
+
+/// `<file>.bak-<UTC time>`, numbered on when taken.
+fn backup_path(file: &Path) -> PathBuf {
+    let stamp: String = utc_stamp(SystemTime::now()).chars().filter(|c| *c != '-' && *c != ':').collect();
+    let base = format!("{}.bak-{stamp}", file.display());
+    let mut path = PathBuf::from(&base);
+    let mut n = 2;
+    while path.exists() {
+        path = PathBuf::from(format!("{base}-{n}"));
+        n += 1;
+    }
+    path
+}
+
+/// Writes `text` to `file` through a temporary file renamed over it, keeping its permissions.
+fn write_atomically(file: &Path, text: &str) -> io::Result<()> {
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let temp = dir.join(format!(
+        ".{}.hookwire-{}",
+        file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        std::process::id()
+    ));
+    fs::write(&temp, text)?;
+    if let Ok(meta) = fs::metadata(file) {
+        fs::set_permissions(&temp, fs::Permissions::from_mode(meta.permissions().mode()))?;
+    }
+    fs::rename(&temp, file).inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })
+}
+
+pub(crate) fn run(args: &InstallArgs) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = discover::project_root(&cwd).unwrap_or(cwd);
+    let file = match settings_file(args.agent, args.user, &root) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let old = match fs::read_to_string(&file) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", file.display());
+            return 2;
+        }
+    };
+    let start = old.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| "{}\n".to_owned());
+    let new = match bridge_command(args.agent)
+        .and_then(|command| edited(&start, &file, args.agent, &command, args.uninstall))
+    {
+        Ok(new) => new,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let what = format!("`hookwire hook {}`", args.agent);
+    if old.as_deref() == Some(new.as_str()) || (old.is_none() && args.uninstall) {
+        if args.uninstall {
+            outln!("{}: no {what} entry; nothing to change", file.display());
+        } else {
+            outln!("{}: {what} is already installed on every event; nothing to change", file.display());
+        }
+        return 0;
+    }
+    outln!("{}", diff(old.as_deref().unwrap_or_default(), &new, &file).trim_end());
+    if args.dry_run {
+        outln!("dry run: {} not written", file.display());
+        return 0;
+    }
+    let backup = match &old {
+        Some(text) => {
+            let path = backup_path(&file);
+            if let Err(e) = fs::write(&path, text) {
+                eprintln!("error: cannot write the backup {}: {e}", path.display());
+                return 2;
+            }
+            Some(path)
+        }
+        None => None,
+    };
+    if let Err(e) = write_atomically(&file, &new) {
+        eprintln!("error: cannot write {}: {e}", file.display());
+        return 2;
+    }
+    let backup = backup.map(|b| format!(" (previous version: {})", b.display())).unwrap_or_default();
+    if args.uninstall {
+        outln!("removed {what} from {}{backup}", file.display());
+    } else {
+        let n_events = events_for(args.agent).len();
+        outln!("installed {what} on {n_events} events in {}{backup}", file.display());
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(agent: Agent) -> String {
+        format!("/usr/local/bin/hookwire hook {agent}")
+    }
+
+    fn install(text: &str, agent: Agent) -> String {
+        edited(text, Path::new("s.json"), agent, &command(agent), false).unwrap()
+    }
+
+    fn uninstall(text: &str, agent: Agent) -> String {
+        edited(text, Path::new("s.json"), agent, &command(agent), true).unwrap()
+    }
+
+    #[test]
+    fn install_keeps_other_keys_in_place_and_uninstall_restores_the_text() {
+        let original = "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"guard.sh\"}]}\n        ]\n    },\n    \"env\": {\"A\": \"1\"}\n}\n";
+        let installed = install(original, Agent::Claude);
+        assert!(installed.starts_with("{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\"matcher\": \"Bash\""), "{installed}");
+        assert!(installed.ends_with("    \"env\": {\"A\": \"1\"}\n}\n"), "{installed}");
+        let value: serde_json::Value = serde_json::from_str(&installed).unwrap();
+        let events = value["hooks"].as_object().unwrap();
+        assert_eq!(events.len(), events_for(Agent::Claude).len());
+        assert!(!events.contains_key("WorktreeCreate"));
+        assert_eq!(value["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+        assert_eq!(install(&installed, Agent::Claude), installed);
+        assert_eq!(uninstall(&installed, Agent::Claude), original);
+    }
+
+    #[test]
+    fn a_file_without_hooks_and_an_empty_one() {
+        let compact = r#"{"theme":"dark"}"#;
+        let installed = install(compact, Agent::Gemini);
+        let value: serde_json::Value = serde_json::from_str(&installed).unwrap();
+        assert_eq!(value["theme"], "dark");
+        assert_eq!(value["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"], 600_000);
+        assert_eq!(value["hooks"]["BeforeTool"][0]["hooks"][0]["name"], "hookwire");
+        assert_eq!(uninstall(&installed, Agent::Gemini), compact);
+        let fresh = install("{}\n", Agent::Codex);
+        assert!(
+            fresh.starts_with("{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"hooks\": ["),
+            "{fresh}"
+        );
+        assert_eq!(uninstall(&fresh, Agent::Codex), "{}\n");
+    }
+
+    #[test]
+    fn only_the_named_agents_entries_are_ours() {
+        assert!(is_bridge_command("/usr/local/bin/hookwire hook claude", Agent::Claude));
+        assert!(is_ours("'/opt/my tools/hookwire' hook claude", Agent::Claude));
+        assert!(is_bridge_command("hookwire hook claude --no-daemon", Agent::Claude));
+        assert!(!is_ours("hookwire hook claude --no-daemon", Agent::Claude));
+        assert!(!is_bridge_command("/usr/local/bin/hookwire hook gemini", Agent::Claude));
+        assert!(!is_bridge_command("hookwire check", Agent::Claude));
+        assert_eq!(shell_word("/a b/it's"), r"'/a b/it'\''s'");
+    }
+
+    #[test]
+    fn the_diff_shows_changed_lines_with_context() {
+        let d = diff("a\nb\nc\n", "a\nB\nc\n", Path::new("f"));
+        assert_eq!(d, "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+    }
+}

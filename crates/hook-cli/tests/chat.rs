@@ -1,0 +1,578 @@
+//! `hookwire chat` end to end, through the real binary against a scripted OpenAI-compatible
+//! server on 127.0.0.1: approval by default (denied without a terminal, `--yes`, `--allow`, a
+//! Claude Code PreToolUse hook that blocks), a Stop hook reading `transcript_path`, file tools
+//! confined to the project, `--resume`, an interactive approval and Ctrl-C through a
+//! pseudo-terminal; and the CLI around it (`completions`, `man`, `--format json`, `fire
+//! --exit-code`, `check` with nothing configured).
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+    sync::atomic::{AtomicUsize, Ordering},
+    time::{Duration, Instant},
+};
+
+use hook_llm::{Reply, ScriptedServer};
+use hook_protocol::ToolCall;
+use serde_json::{Value, json};
+
+/// The model-facing text of a call nobody approved (agent_loop::DENIED_NOT_APPROVED).
+const NOT_APPROVED: &str = "Tool execution denied: this tool needs approval";
+
+/// A temporary home: `HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` point inside it, so no
+/// real configuration leaks in and sessions are saved there.
+struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "hookwire-chat-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("home")).unwrap();
+        fs::create_dir_all(root.join("work")).unwrap();
+        Sandbox { root }
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.path(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn env(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("HOME", self.path("home")),
+            ("XDG_CONFIG_HOME", self.path("home/.config")),
+            ("XDG_STATE_HOME", self.path("home/.local/state")),
+        ]
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
+        command
+            .args(args)
+            .current_dir(self.path("work"))
+            .envs(self.env())
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("HOOKWIRE_MODEL")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// `chat -p PROMPT` against `server`, hermetic, with `extra` flags.
+    fn chat(&self, server: &ScriptedServer, prompt: &str, extra: &[&str]) -> Output {
+        let base_url = server.base_url();
+        let base = ["chat", "-p", prompt, "--base-url", &base_url, "--model", "scripted", "--no-default-config"];
+        self.run(&[&base[..], extra].concat())
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn both(output: &Output) -> String {
+    format!("stdout:\n{}\nstderr:\n{}", stdout(output), stderr(output))
+}
+
+/// The real Python interpreter (the `python3` on PATH may be a slow version-manager shim).
+fn python() -> String {
+    let output = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chat").join(name)
+}
+
+fn bash(id: &str, command: &str) -> ToolCall {
+    ToolCall::new(id, "Bash", json!({"command": command}).to_string())
+}
+
+/// The content of the tool message answering `call_id` in the server's request `idx`.
+fn tool_message(server: &ScriptedServer, idx: usize, call_id: &str) -> String {
+    let requests = server.requests();
+    let messages = requests[idx]["messages"].as_array().cloned().unwrap_or_default();
+    messages
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        .and_then(|m| m["content"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no tool message for {call_id} in request {idx}: {messages:#?}"))
+}
+
+fn touch_script() -> [Reply; 2] {
+    [Reply::ToolCalls(vec![bash("c1", "touch pwned")], None), Reply::Content("done".into())]
+}
+
+#[test]
+fn a_tool_with_side_effects_is_denied_without_a_terminal() {
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    let sandbox = Sandbox::new();
+    let output = sandbox.chat(&server, "make a file", &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(!sandbox.path("work/pwned").exists());
+    assert_eq!(server.n_requests(), 2);
+    let message = tool_message(&server, 1, "c1");
+    assert!(message.starts_with(NOT_APPROVED), "{message}");
+    assert!(stderr(&output).contains("--allow Bash"), "{}", both(&output));
+    assert!(stdout(&output).contains("assistant: done"), "{}", both(&output));
+}
+
+#[test]
+fn yes_runs_every_tool_and_allow_runs_the_named_ones() {
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    let sandbox = Sandbox::new();
+    let output = sandbox.chat(&server, "make a file", &["--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(sandbox.path("work/pwned").exists(), "{}", both(&output));
+
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    let sandbox = Sandbox::new();
+    let output = sandbox.chat(&server, "make a file", &["--allow", "Bash"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(sandbox.path("work/pwned").exists(), "{}", both(&output));
+
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    let sandbox = Sandbox::new();
+    let output = sandbox.chat(&server, "make a file", &["--allow", "Write"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(!sandbox.path("work/pwned").exists(), "--allow Write let Bash run");
+}
+
+#[test]
+fn a_claude_code_pre_tool_use_hook_blocks_even_with_yes() {
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    let sandbox = Sandbox::new();
+    let settings = sandbox.write(
+        "home/agent-settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat >/dev/null; echo 'touching files is not allowed here' >&2; exit 2"}
+        ]}]}})
+        .to_string(),
+    );
+    let output = sandbox.chat(&server, "make a file", &["--yes", "--settings", settings.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(!sandbox.path("work/pwned").exists());
+    let message = tool_message(&server, 1, "c1");
+    assert!(message.contains("touching files is not allowed here"), "{message}");
+    assert!(stdout(&output).contains("[pre_tool_execution(Bash)] deny_tool"), "{}", both(&output));
+}
+
+#[test]
+fn a_stop_hook_reads_the_transcript_and_blocks_once() {
+    let server = ScriptedServer::start([
+        Reply::Content("Here is an answer without it.".into()),
+        Reply::Content("MARKER: here it is.".into()),
+    ])
+    .unwrap();
+    let sandbox = Sandbox::new();
+    let command = format!("{} {}", python(), fixture("stop_check.py").display());
+    let settings = sandbox.write(
+        "home/claude.json",
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}).to_string(),
+    );
+    let output = sandbox.chat(&server, "answer", &["--settings", settings.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    let turn: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", both(&output)));
+    assert_eq!(turn["status"], "completed");
+    assert_eq!(turn["reply"], "MARKER: here it is.");
+    assert_eq!(server.n_requests(), 2, "the stop hook asked for a second round");
+    let second = server.requests()[1]["messages"].as_array().unwrap().clone();
+    assert_eq!(second.last().unwrap()["content"], "Your answer must contain MARKER.");
+    // The hook saw the last reply in the transcript, and `stop_hook_active` on its second run.
+    let inputs: Vec<Value> = fs::read_to_string(sandbox.path("work/stop-inputs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), 2, "{inputs:?}");
+    assert_eq!(inputs[0]["last"], "Here is an answer without it.");
+    assert_eq!(inputs[0]["stop_hook_active"], false);
+    assert_eq!(inputs[1]["last"], "MARKER: here it is.");
+    assert_eq!(inputs[1]["stop_hook_active"], true);
+    assert_eq!(inputs[0]["permission_mode"], "default");
+    let id = turn["session_id"].as_str().unwrap();
+    assert_eq!(inputs[0]["session_id"], id);
+    let transcript = sandbox.path(&format!("home/.local/state/hookwire/sessions/{id}/transcript.jsonl"));
+    assert_eq!(turn["transcript_path"], transcript.display().to_string());
+    let kinds: Vec<String> = fs::read_to_string(&transcript)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(kinds, ["user", "assistant", "user", "assistant"]);
+}
+
+#[test]
+fn file_tools_stay_inside_the_project_whatever_the_model_asks() {
+    let sandbox = Sandbox::new();
+    sandbox.write("secret.txt", "the secret\n");
+    std::os::unix::fs::symlink("/etc", sandbox.path("work/etc")).unwrap();
+    std::os::unix::fs::symlink(sandbox.path("secret.txt"), sandbox.path("work/notes.txt")).unwrap();
+    let outside = sandbox.path("outside.txt").display().to_string();
+    let call = |id: &str, tool: &str, args: Value| ToolCall::new(id, tool, args.to_string());
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(
+            vec![
+                call("w1", "Write", json!({"file_path": "../outside.txt", "content": "pwned"})),
+                call("w2", "Write", json!({"file_path": outside, "content": "pwned"})),
+                call("w3", "Write", json!({"file_path": "etc/hookwire-pwned", "content": "pwned"})),
+                call(
+                    "e1",
+                    "Edit",
+                    json!({"file_path": "notes.txt", "old_string": "the secret", "new_string": "pwned"}),
+                ),
+                call("r1", "Read", json!({"file_path": "etc/passwd"})),
+                call("r2", "Read", json!({"file_path": "../secret.txt"})),
+                call("w4", "Write", json!({"file_path": "inside.txt", "content": "fine\n"})),
+                call("e2", "Edit", json!({"file_path": "inside.txt", "old_string": "fine", "new_string": "edited"})),
+                call("r3", "Read", json!({"file_path": "inside.txt"})),
+            ],
+            None,
+        ),
+        Reply::Content("done".into()),
+    ])
+    .unwrap();
+    let output = sandbox.chat(&server, "go", &["--yes"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    for id in ["w1", "w2", "w3", "e1", "r1", "r2"] {
+        let message = tool_message(&server, 1, id);
+        assert!(
+            message.contains("outside the working directory") || message.contains("symbolic link"),
+            "{id}: {message}"
+        );
+        assert!(!message.contains("the secret") && !message.contains("root:"), "{id} leaked: {message}");
+    }
+    assert!(!sandbox.path("outside.txt").exists());
+    assert_eq!(fs::read_to_string(sandbox.path("secret.txt")).unwrap(), "the secret\n");
+    assert_eq!(fs::read_to_string(sandbox.path("work/inside.txt")).unwrap(), "edited\n");
+    assert_eq!(tool_message(&server, 1, "r3"), "     1\tedited\n");
+}
+
+#[test]
+fn resume_continues_a_saved_session() {
+    let server =
+        ScriptedServer::start([Reply::Content("first answer".into()), Reply::Content("second answer".into())]).unwrap();
+    let sandbox = Sandbox::new();
+    let first = sandbox.chat(&server, "remember 42", &["--format", "json"]);
+    assert_eq!(first.status.code(), Some(0), "{}", both(&first));
+    let first: Value = serde_json::from_slice(&first.stdout).unwrap();
+    let id = first["session_id"].as_str().unwrap().to_owned();
+    let second = sandbox.chat(&server, "what number?", &["--format", "json", "--resume", &id]);
+    assert_eq!(second.status.code(), Some(0), "{}", both(&second));
+    let second: Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(second["session_id"], id.as_str());
+    assert_eq!(second["turn_id"], "agent-turn-2");
+    let messages = server.requests()[1]["messages"].clone();
+    let texts: Vec<&str> = messages.as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert_eq!(texts[1..], ["remember 42", "first answer", "what number?"]);
+    let transcript = fs::read_to_string(second["transcript_path"].as_str().unwrap()).unwrap();
+    assert_eq!(transcript.lines().count(), 4);
+
+    let missing = sandbox.chat(&server, "x", &["--resume", "no-such-session"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", both(&missing));
+    let bad = sandbox.chat(&server, "x", &["--resume", "../../etc"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", both(&bad));
+}
+
+#[test]
+fn chat_exit_codes() {
+    let sandbox = Sandbox::new();
+    // A model error: the server fails.
+    let server = ScriptedServer::start([Reply::Status(500, "overloaded".into())]).unwrap();
+    let failed = sandbox.chat(&server, "hi", &["--model-timeout", "5"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", both(&failed));
+    assert!(stderr(&failed).contains("error:"), "{}", both(&failed));
+    // A configuration error: a settings file that does not load, a missing one, no server.
+    sandbox.write("work/bad.json", r#"{"hooks": {"PreToolUSe": []}}"#);
+    let bad = sandbox.chat(&server, "hi", &["--settings", "bad.json"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", both(&bad));
+    let missing = sandbox.chat(&server, "hi", &["--settings", "nope.json"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", both(&missing));
+    let no_server = sandbox.run(&["chat", "-p", "hi", "--no-default-config"]);
+    assert_eq!(no_server.status.code(), Some(2), "{}", both(&no_server));
+    assert!(stderr(&no_server).contains("OPENAI_BASE_URL"), "{}", both(&no_server));
+    let usage = sandbox.run(&["chat", "--model-timeout", "-1"]);
+    assert_eq!(usage.status.code(), Some(2), "{}", both(&usage));
+    // A hook that ends the turn: the turn completed as the hooks decided.
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    sandbox.write(
+        "work/abort.json",
+        &claude_pre_tool(r#"cat >/dev/null; echo '{"continue": false, "stopReason": "enough"}'"#),
+    );
+    let aborted = sandbox.chat(&server, "hi", &["--config", "abort.json"]);
+    assert_eq!(aborted.status.code(), Some(0), "{}", both(&aborted));
+    assert!(stdout(&aborted).contains("turn ended by a hook"), "{}", both(&aborted));
+    let help = sandbox.run(&["chat", "--help"]);
+    let help = stdout(&help);
+    for code in ["0 ", "1 ", "2 ", "130"] {
+        assert!(help.contains(&format!("  {code}")), "--help does not document exit code {code}:\n{help}");
+    }
+}
+
+/// Runs `hookwire chat` (the REPL) in a pseudo-terminal, typing as `plan` says.
+fn drive(sandbox: &Sandbox, server: &ScriptedServer, extra: &[&str], plan: Value) -> Value {
+    let plan_path = sandbox.write("plan.json", &plan.to_string());
+    let base_url = server.base_url();
+    let mut args = vec![
+        env!("CARGO_BIN_EXE_hookwire"),
+        "chat",
+        "--base-url",
+        &base_url,
+        "--model",
+        "scripted",
+        "--no-default-config",
+    ];
+    args.extend_from_slice(extra);
+    let output = Command::new(python())
+        .arg(fixture("pty_driver.py"))
+        .arg(&plan_path)
+        .arg("--")
+        .args(&args)
+        .current_dir(sandbox.path("work"))
+        .envs(sandbox.env())
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("HOOKWIRE_MODEL")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("the driver failed ({e}):\n{}", both(&output)))
+}
+
+#[test]
+fn on_a_terminal_the_person_answers_no_then_always() {
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(vec![bash("c1", "touch one")], None),
+        Reply::ToolCalls(vec![bash("c2", "touch two")], None),
+        Reply::ToolCalls(vec![bash("c3", "touch three")], None),
+        Reply::Content("all done".into()),
+    ])
+    .unwrap();
+    let sandbox = Sandbox::new();
+    let result = drive(
+        &sandbox,
+        &server,
+        &[],
+        json!([
+            {"expect": "> "},
+            {"send": "make files\n"},
+            {"expect": "$ touch one"},
+            {"expect": "Allow?"},
+            {"send": "n\n"},
+            {"expect": "$ touch two"},
+            {"expect": "Allow?"},
+            {"send": "a\n"},
+            {"expect": "assistant: all done"},
+            {"expect": "> "},
+            {"send": "\u{4}"},
+        ]),
+    );
+    let output = result["output"].as_str().unwrap();
+    assert_eq!(result["failed"], Value::Null, "{output}");
+    assert_eq!(result["exit_code"], 0, "{output}");
+    assert!(!sandbox.path("work/one").exists(), "{output}");
+    assert!(sandbox.path("work/two").exists(), "{output}");
+    assert!(sandbox.path("work/three").exists(), "`always` should cover the third call: {output}");
+    assert_eq!(output.matches("Allow?").count(), 2, "the third call was asked about: {output}");
+    assert_eq!(tool_message(&server, 1, "c1"), "Tool execution denied by the user");
+}
+
+#[test]
+fn ctrl_c_cancels_a_slow_tool_and_returns_to_the_prompt() {
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(vec![bash("c1", "echo $$ > sleep.pid; sleep 30")], None),
+        Reply::Content("after the cancel".into()),
+    ])
+    .unwrap();
+    let sandbox = Sandbox::new();
+    let pid_file = sandbox.path("work/sleep.pid");
+    let started = Instant::now();
+    let result = drive(
+        &sandbox,
+        &server,
+        &["--yes"],
+        json!([
+            {"expect": "> "},
+            {"send": "sleep a while\n"},
+            {"wait_file": pid_file},
+            {"sleep": 0.2},
+            {"send": "\u{3}"},
+            {"expect": "turn cancelled"},
+            {"expect": "> "},
+            {"send": "and now?\n"},
+            {"expect": "assistant: after the cancel"},
+            {"expect": "> "},
+            {"send": "\u{3}"},
+            {"sleep": 0.3},
+            {"send": "\u{3}"},
+        ]),
+    );
+    let output = result["output"].as_str().unwrap();
+    assert_eq!(result["failed"], Value::Null, "{output}");
+    assert_eq!(result["exit_code"], 130, "two Ctrl-C within 2 s quit: {output}");
+    assert!(started.elapsed() < Duration::from_secs(25), "took {:?}", started.elapsed());
+    let pid: i32 = fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    assert!(stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z"), "the tool survived Ctrl-C: {stat}");
+    // The cancelled turn was rolled back: the second request starts from the new message.
+    let texts: Vec<String> = server.requests()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(texts.last().map(String::as_str), Some("and now?"));
+}
+
+#[test]
+fn completions_and_the_manual_page_come_from_the_cli_definition() {
+    let sandbox = Sandbox::new();
+    for (shell, needle) in [("bash", "complete -F"), ("zsh", "#compdef hookwire"), ("fish", "complete -c hookwire")] {
+        let output = sandbox.run(&["completions", shell]);
+        assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+        let script = stdout(&output);
+        assert!(script.contains(needle), "{shell}: {script}");
+        assert!(script.contains("resume") && script.contains("exit-code"), "{shell} misses flags");
+    }
+    let man = sandbox.run(&["man"]);
+    assert_eq!(man.status.code(), Some(0), "{}", both(&man));
+    let page = stdout(&man);
+    assert!(page.contains(".TH hookwire") && page.contains("completions"), "{page}");
+    let chat = stdout(&sandbox.run(&["man", "chat"]));
+    assert!(chat.contains("hookwire\\-chat") && chat.contains("\\-\\-resume") && chat.contains("130"), "{chat}");
+    assert_eq!(sandbox.run(&["man", "nope"]).status.code(), Some(2));
+}
+
+/// A Claude Code settings file whose PreToolUse command hook runs `command`.
+fn claude_pre_tool(command: &str) -> String {
+    json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}}).to_string()
+}
+
+#[test]
+fn fire_exit_code_maps_the_decision() {
+    let sandbox = Sandbox::new();
+    let jcli = |json: &str| format!("pre_tool_execution:\n  - command: \"cat >/dev/null; echo '{json}'\"\n");
+    for (name, text, code) in [
+        ("continue.yaml", jcli("{}"), 0),
+        ("skip.yaml", jcli(r#"{\"action\": \"skip\"}"#), 3),
+        ("stop.yaml", jcli(r#"{\"action\": \"stop\"}"#), 3),
+        ("deny.json", claude_pre_tool("cat >/dev/null; echo no >&2; exit 2"), 3),
+        ("abort.json", claude_pre_tool(r#"cat >/dev/null; echo '{"continue": false, "stopReason": "enough"}'"#), 4),
+    ] {
+        let path = sandbox.write(&format!("work/{name}"), &text);
+        let path = path.to_str().unwrap();
+        let context = ["--context", "-"];
+        let args = ["fire", "PreToolUse", "--no-default-config", "--exit-code", "--config", path];
+        let mut child = sandbox
+            .command(&[&args[..], &context[..]].concat())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(br#"{"tool_name": "Bash", "tool_arguments": {"command": "ls"}}"#)
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(code), "{name}: {}", both(&output));
+        let without = sandbox.run(&["fire", "PreToolUse", "--no-default-config", "--config", path]);
+        assert_eq!(without.status.code(), Some(0), "without --exit-code, {name} exits 0: {}", both(&without));
+    }
+    let approval = sandbox.write(
+        "work/approve.yaml",
+        "approve_tool:\n  - command: \"cat >/dev/null; echo '{\\\"approved\\\": false}'\"\n",
+    );
+    let output = sandbox.run(&[
+        "fire",
+        "approve_tool",
+        "--no-default-config",
+        "--exit-code",
+        "--config",
+        approval.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", both(&output));
+    let help = stdout(&sandbox.run(&["fire", "--help"]));
+    assert!(help.contains("--exit-code") && help.contains("abort_turn"), "{help}");
+}
+
+#[test]
+fn check_says_where_it_looked_and_reports_structured_diagnostics() {
+    let sandbox = Sandbox::new();
+    let nothing = sandbox.run(&["check"]);
+    assert_eq!(nothing.status.code(), Some(0), "{}", both(&nothing));
+    let text = stdout(&nothing);
+    assert!(text.contains("no hooks configured"), "{text}");
+    assert!(text.contains("looked in:"), "{text}");
+    let home = sandbox.path("home").display().to_string();
+    assert!(text.contains(&format!("{home}/.config/hookwire/hooks.yaml")), "{text}");
+    assert!(text.contains(&format!("{home}/.claude/settings.json")), "{text}");
+
+    sandbox.write("work/bad.yaml", "pre_tool_execution:\n  - command: ok\n  - comand: typo\n");
+    sandbox.write("work/picoclaw.json", r#"{"hooks": {"builtins": {"audit": {"enabled": true}}}}"#);
+    let args = ["check", "--no-default-config", "--format", "json", "--config", "bad.yaml", "--config"];
+    let output = sandbox.run(&[&args[..], &["picoclaw.json", "--config", "missing.yaml"]].concat());
+    assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+    let checked: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let errors = checked["errors"].as_array().unwrap();
+    let typo = errors.iter().find(|e| e["file"].as_str().is_some_and(|f| f.ends_with("bad.yaml"))).unwrap();
+    assert_eq!((&typo["line"], &typo["column"]), (&json!(3), &json!(5)), "{typo}");
+    assert!(typo["message"].as_str().unwrap().contains("comand"), "{typo}");
+    assert!(typo["text"].as_str().unwrap().contains("bad.yaml:3:5"), "{typo}");
+    assert!(errors.iter().any(|e| e["file"].as_str().is_some_and(|f| f.ends_with("missing.yaml"))), "{errors:?}");
+    let warning = &checked["warnings"][0];
+    assert_eq!(warning["hook"], "audit", "{warning}");
+    assert!(warning["file"].as_str().unwrap().ends_with("picoclaw.json"), "{warning}");
+    assert!(checked["searched"].as_array().unwrap().iter().any(|s| s["level"] == "--config"), "{checked}");
+}
+
+#[test]
+fn stats_prints_json_too() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        "work/audit.jsonl",
+        "{\"id\": \"user:a:stop\", \"outcome\": \"ok\", \"duration_ms\": 2.0}\n\
+         {\"id\": \"user:a:stop\", \"outcome\": \"failed\", \"duration_ms\": 4.0}\nnot json\n",
+    );
+    let output = sandbox.run(&["stats", "audit.jsonl", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        stats["hooks"],
+        json!([{"id": "user:a:stop", "runs": 2, "ok": 1, "failed": 1, "skipped": 0, "median_ms": 2.0, "p95_ms": 4.0}])
+    );
+    assert_eq!(stats["warnings"][0]["line"], 3);
+}

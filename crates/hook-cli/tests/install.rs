@@ -1,0 +1,245 @@
+//! `hookwire install claude|gemini|codex`: the real binary edits copies of realistic settings
+//! files (`tests/fixtures/install/`) in a sandbox with its own `HOME`.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    sync::atomic::{AtomicUsize, Ordering},
+};
+
+use hook_protocol::Agent;
+use serde_json::Value;
+
+/// `project/` (with a `.hookwire/` marker) and `home/`.
+struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "hookwire-install-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("project/.hookwire")).unwrap();
+        fs::create_dir_all(root.join("home")).unwrap();
+        Sandbox { root }
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    /// Copies fixture `name` to `relative`; returns its text.
+    fn copy_fixture(&self, name: &str, relative: &str) -> String {
+        let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/install").join(name))
+            .unwrap();
+        let path = self.path(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &text).unwrap();
+        text
+    }
+
+    fn read(&self, relative: &str) -> String {
+        fs::read_to_string(self.path(relative)).unwrap()
+    }
+
+    fn hookwire(&self, args: &[&str]) -> Output {
+        let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+            .args(args)
+            .current_dir(self.path("project"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("home/.config"))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        output
+    }
+
+    /// The backups next to `relative`, sorted.
+    fn backups(&self, relative: &str) -> Vec<PathBuf> {
+        let file = self.path(relative);
+        let prefix = format!("{}.bak-", file.file_name().unwrap().to_str().unwrap());
+        let mut found: Vec<PathBuf> = fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(&prefix))
+            .collect();
+        found.sort();
+        found
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The command `install` writes.
+fn bridge(agent: &str) -> String {
+    format!("{} hook {agent}", env!("CARGO_BIN_EXE_hookwire"))
+}
+
+/// Every line of `before` is in `after`, in order: nothing of the file was dropped or moved
+/// (the last entry of a list gains a comma when one is added after it).
+fn assert_kept(before: &str, after: &str) {
+    let mut after_lines = after.lines();
+    for line in before.lines() {
+        let found = after_lines.any(|l| l == line || l.strip_suffix(',') == Some(line));
+        assert!(found, "line {line:?} is missing or out of place in:\n{after}");
+    }
+}
+
+/// Each event the agent documents (but `WorktreeCreate`) has exactly one entry of ours, with
+/// `timeout` (seconds, or milliseconds for Gemini).
+fn assert_installed(text: &str, agent: Agent, timeout: u64) {
+    let settings: Value = serde_json::from_str(text).unwrap();
+    let command = bridge(agent.as_str());
+    let mut n_events = 0;
+    for event in agent.event_names() {
+        let ours: Vec<&Value> = settings["hooks"][event]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|group| group["hooks"].as_array().into_iter().flatten())
+            .filter(|handler| handler["command"] == command.as_str())
+            .collect();
+        if event == "WorktreeCreate" {
+            assert!(ours.is_empty(), "WorktreeCreate must print a path: no catch-all there");
+            continue;
+        }
+        assert_eq!(ours.len(), 1, "{event}: {text}");
+        assert_eq!(ours[0]["type"], "command");
+        assert_eq!(ours[0]["timeout"], timeout, "{event}");
+        n_events += 1;
+    }
+    assert!(n_events >= 5, "{n_events}");
+}
+
+#[test]
+fn claude_project_install_is_idempotent_and_uninstall_restores_the_file() {
+    let sandbox = Sandbox::new();
+    let file = "project/.claude/settings.json";
+    let original = sandbox.copy_fixture("claude_settings.json", file);
+
+    let first = sandbox.hookwire(&["install", "claude"]);
+    let installed = sandbox.read(file);
+    assert_kept(&original, &installed);
+    assert_installed(&installed, Agent::Claude, 600);
+    // The entry sits after the user's own on an event they already had.
+    let settings: Value = serde_json::from_str(&installed).unwrap();
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert_eq!(settings["hooks"]["PreToolUse"][2]["hooks"][0]["command"], bridge("claude").as_str());
+    assert!(stdout(&first).contains(&format!("+{}", "      {")), "{}", stdout(&first));
+    assert!(stdout(&first).contains("--- "), "the diff is shown: {}", stdout(&first));
+    let backups = sandbox.backups(file);
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    assert_eq!(fs::read_to_string(&backups[0]).unwrap(), original);
+
+    let second = sandbox.hookwire(&["install", "claude"]);
+    assert!(stdout(&second).contains("nothing to change"), "{}", stdout(&second));
+    assert_eq!(sandbox.read(file), installed);
+    assert_eq!(sandbox.backups(file).len(), 1, "no change, no backup");
+
+    let removed = sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    assert!(stdout(&removed).contains("removed"), "{}", stdout(&removed));
+    assert_eq!(sandbox.read(file), original, "uninstall removes exactly what install added");
+    let again = sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    assert!(stdout(&again).contains("nothing to change"), "{}", stdout(&again));
+}
+
+#[test]
+fn gemini_user_install_writes_milliseconds_and_keeps_the_users_hooks() {
+    let sandbox = Sandbox::new();
+    let file = "home/.gemini/settings.json";
+    let original = sandbox.copy_fixture("gemini_settings.json", file);
+    sandbox.hookwire(&["install", "gemini", "--user"]);
+    let installed = sandbox.read(file);
+    assert_kept(&original, &installed);
+    assert_installed(&installed, Agent::Gemini, 600_000);
+    let settings: Value = serde_json::from_str(&installed).unwrap();
+    assert_eq!(settings["hooks"]["BeforeTool"][1]["hooks"][0]["name"], "hookwire");
+    assert!(!sandbox.path("project/.gemini").exists(), "--user leaves the project alone");
+    sandbox.hookwire(&["install", "gemini", "--user", "--uninstall"]);
+    assert_eq!(sandbox.read(file), original);
+}
+
+#[test]
+fn dry_run_shows_the_change_and_writes_nothing() {
+    let sandbox = Sandbox::new();
+    let file = "project/.codex/hooks.json";
+    let original = sandbox.copy_fixture("codex_hooks.json", file);
+    let dry = sandbox.hookwire(&["install", "codex", "--dry-run"]);
+    assert!(
+        stdout(&dry).contains(&format!("+                        \"command\": \"{}\",", bridge("codex"))),
+        "{}",
+        stdout(&dry)
+    );
+    assert!(stdout(&dry).contains("dry run"), "{}", stdout(&dry));
+    assert_eq!(sandbox.read(file), original);
+    assert!(sandbox.backups(file).is_empty());
+
+    // For real: the file keeps its 4-space indentation.
+    sandbox.hookwire(&["install", "codex"]);
+    let installed = sandbox.read(file);
+    assert_kept(&original, &installed);
+    assert_installed(&installed, Agent::Codex, 600);
+    let dry_uninstall = sandbox.hookwire(&["install", "codex", "--uninstall", "--dry-run"]);
+    assert!(stdout(&dry_uninstall).contains("-"), "{}", stdout(&dry_uninstall));
+    assert_eq!(sandbox.read(file), installed);
+}
+
+#[test]
+fn a_missing_file_is_created_and_a_users_own_bridge_entry_counts() {
+    let sandbox = Sandbox::new();
+    let file = "project/.claude/settings.json";
+    sandbox.hookwire(&["install", "claude"]);
+    let created = sandbox.read(file);
+    assert_installed(&created, Agent::Claude, 600);
+    assert!(sandbox.backups(file).is_empty(), "there was nothing to back up");
+    sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    assert_eq!(serde_json::from_str::<Value>(&sandbox.read(file)).unwrap(), serde_json::json!({}));
+
+    // An entry the user wrote that runs the bridge with options of its own stands for ours on
+    // its event, and uninstall leaves it.
+    let own =
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "hookwire hook claude --no-daemon"}]}]}}"#;
+    fs::write(sandbox.path(file), own).unwrap();
+    sandbox.hookwire(&["install", "claude"]);
+    let settings: Value = serde_json::from_str(&sandbox.read(file)).unwrap();
+    assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"], bridge("claude").as_str());
+    sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    assert_eq!(sandbox.read(file), own);
+}
+
+#[test]
+fn an_installed_claude_file_loads_and_the_bridge_does_not_run_itself() {
+    let sandbox = Sandbox::new();
+    sandbox.copy_fixture("claude_settings.json", "project/.claude/settings.json");
+    sandbox.hookwire(&["install", "claude"]);
+    let settings = sandbox.path("project/.claude/settings.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+        .args(["check", "--no-default-config", "--format", "json", "--config"])
+        .arg(&settings)
+        .current_dir(sandbox.path("project"))
+        .env_clear()
+        .env("HOME", sandbox.path("home"))
+        .output()
+        .unwrap();
+    let check: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(check["valid"], true, "{check}");
+    let warnings = check["warnings"].to_string();
+    assert!(warnings.contains("runs `hookwire hook` itself"), "{check}");
+}

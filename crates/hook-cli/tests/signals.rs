@@ -1,0 +1,139 @@
+//! What a signal to hookwire takes down, and what a model-registered hook cannot reach.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    sync::atomic::{AtomicUsize, Ordering},
+    time::{Duration, Instant},
+};
+
+use hook_llm::{Reply, ScriptedServer};
+use hook_protocol::ToolCall;
+use serde_json::json;
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "hookwire-signals-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(path.join("home")).unwrap();
+        Dir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether `pid` is a live (not zombie) process.
+fn is_alive(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rfind(')').is_some_and(|i| stat[i + 1..].split_whitespace().next() != Some("Z")),
+        Err(_) => false,
+    }
+}
+
+fn wait_for(path: &Path, within: Duration) -> String {
+    let until = Instant::now() + within;
+    loop {
+        if let Ok(text) = fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text;
+        }
+        assert!(Instant::now() < until, "{} did not appear", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_and_sighup_take_down_a_descendant_that_left_its_hooks_process_group() {
+    for signal in [nix::sys::signal::Signal::SIGTERM, nix::sys::signal::Signal::SIGHUP] {
+        let dir = Dir::new("term");
+        // The hook starts a process in a session of its own (out of the hook's process group),
+        // then keeps the chain waiting.
+        let config = dir.path().join("hooks.yaml");
+        fs::write(
+            &config,
+            "pre_tool_execution:\n  - name: escapee\n    timeout: 60\n    command: \"setsid sleep 300 & echo $! > escapee.pid; sleep 30\"\n",
+        )
+        .unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+            .args(["fire", "pre_tool_execution", "--no-default-config", "--config"])
+            .arg(&config)
+            .current_dir(dir.path())
+            .env("HOME", dir.path().join("home"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid: i32 = wait_for(&dir.path().join("escapee.pid"), Duration::from_secs(10)).trim().parse().unwrap();
+        assert!(is_alive(pid));
+        let started = Instant::now();
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        let status = child.wait().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10), "{signal}: hookwire took {:?}", started.elapsed());
+        assert_eq!(status.code(), Some(128 + signal as i32), "{signal}");
+        let until = Instant::now() + Duration::from_secs(5);
+        while is_alive(pid) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let survived = is_alive(pid);
+        if survived {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+        }
+        assert!(!survived, "{signal}: the setsid'd descendant {pid} outlived hookwire");
+    }
+}
+
+#[test]
+fn a_model_registered_hook_cannot_read_hookwires_environment_through_proc() {
+    let dir = Dir::new("environ");
+    let work = dir.path().join("work");
+    fs::create_dir_all(&work).unwrap();
+    let hook = "cat /proc/$PPID/environ > leak.txt 2> leak.err; echo '{}'";
+    let register = ToolCall::new(
+        "c1",
+        "register_hook",
+        json!({"action": "register", "event": "pre_tool_execution", "type": "bash", "command": hook}).to_string(),
+    );
+    let trigger = ToolCall::new("c2", "Bash", json!({"command": "true"}).to_string());
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(vec![register], None),
+        Reply::ToolCalls(vec![trigger], None),
+        Reply::Content("done".into()),
+    ])
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+        .args(["chat", "-p", "go", "--yes", "--no-default-config", "--model", "scripted", "--base-url"])
+        .arg(server.base_url())
+        .current_dir(&work)
+        .env("HOME", dir.path().join("home"))
+        .env("XDG_STATE_HOME", dir.path().join("home/.local/state"))
+        .env("HOOKWIRE_TEST_SECRET", "s3cr3t-value")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    // The hook ran (it wrote its files) but could not read the secret.
+    let errors = fs::read_to_string(work.join("leak.err")).expect("the registered hook ran");
+    let leaked = fs::read(work.join("leak.txt")).unwrap_or_default();
+    let leaked = String::from_utf8_lossy(&leaked);
+    assert!(!leaked.contains("s3cr3t-value"), "the hook read hookwire's environment: {leaked}");
+    // Unreadable (another user's non-dumpable process), or readable (root) and empty of it.
+    assert!(errors.contains("Permission denied") || !leaked.contains("HOOKWIRE_TEST_SECRET"), "{errors} {leaked}");
+}
