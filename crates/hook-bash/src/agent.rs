@@ -179,6 +179,7 @@ impl AgentCommandFactory {
             def: (**def).clone(),
             command: command.to_owned(),
             env,
+            work_dir: spec.work_dir.clone(),
             shared: Arc::clone(&self.shared),
         };
         Ok((hook, gate))
@@ -210,6 +211,9 @@ pub struct AgentCommandHook {
     command: String,
     /// The spec's `env`, then the handler's own (Gemini CLI).
     env: BTreeMap<String, String>,
+    /// Where its project's hooks run (the project root of a project-level file): what trust
+    /// hashed the scripts against.
+    work_dir: Option<PathBuf>,
     shared: Arc<Shared>,
 }
 
@@ -270,10 +274,9 @@ impl AgentCommandHook {
         let session_cwd = context.cwd.as_deref().filter(|cwd| !cwd.is_empty()).map(PathBuf::from);
         let process_cwd = std::env::current_dir().ok();
         let project_dir = self
-            .shared
-            .options
-            .project_dir
+            .work_dir
             .clone()
+            .or_else(|| self.shared.options.project_dir.clone())
             .or_else(|| session_cwd.clone())
             .or_else(|| process_cwd.clone())
             .unwrap_or_else(|| PathBuf::from("."));

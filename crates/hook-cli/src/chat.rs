@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use crate::{
     ConfigArgs, Format, audit, discover, engine,
-    terminal::{Input, Interrupt, TerminalAsker, Ui, signals},
+    terminal::{self, Input, Interrupt, TerminalAsker, Ui, signals},
     transcript,
 };
 
@@ -227,7 +227,7 @@ fn watch(session: &mut Session, shown: Arc<Shown>, audit_path: Option<PathBuf>) 
                     if !*streamed {
                         let _ = write!(out, "   model: ");
                     }
-                    let _ = write!(out, "{text}");
+                    let _ = write!(out, "{}", terminal::safe(text));
                     let _ = out.flush();
                 });
                 *streamed = true;
@@ -351,16 +351,16 @@ fn show_turn(shown: &Shown, session: &Session, result: &Result<TurnReport, TurnE
         Ok(report) => match &report.status {
             TurnStatus::Dropped { reason, feedback } => {
                 let why = reason.as_deref().or(feedback.as_deref()).unwrap_or("no reason given");
-                outln!("{}", ui.out.yellow(&format!("message dropped by a hook: {why}")));
+                outln!("{}", ui.out.yellow(&format!("message dropped by a hook: {}", terminal::safe(why))));
             }
             TurnStatus::Interrupted => outln!("{}", ui.out.yellow("turn interrupted")),
-            _ => outln!("{} {}", ui.out.bold("assistant:"), report.reply),
+            _ => outln!("{} {}", ui.out.bold("assistant:"), terminal::safe(&report.reply)),
         },
         Err(TurnError::Cancelled) => eprintln!("{}", ui.err.yellow("turn cancelled")),
         Err(e @ (TurnError::Aborted { .. } | TurnError::HardAborted { .. } | TurnError::Stopped { .. })) => {
-            outln!("{}", ui.out.yellow(&format!("turn ended by a hook: {e}")));
+            outln!("{}", ui.out.yellow(&terminal::safe(&format!("turn ended by a hook: {e}"))));
         }
-        Err(e) => eprintln!("{} {e}", ui.err.red("error:")),
+        Err(e) => eprintln!("{} {}", ui.err.red("error:"), terminal::safe(&e.to_string())),
     });
 }
 

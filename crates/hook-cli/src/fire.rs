@@ -6,7 +6,7 @@ use clap::Args;
 use hook_core::{Context, Decision, Event, FireOutcome};
 use serde_json::{Map, Value, json};
 
-use crate::{ConfigArgs, Format, audit, engine};
+use crate::{ConfigArgs, Format, audit, engine, terminal};
 
 /// The exit codes of `--exit-code`.
 const EXIT_CODES: &str = "Exit codes:
@@ -129,7 +129,7 @@ pub(crate) fn outcome_json(outcome: &FireOutcome, context: &Context) -> Value {
 
 fn print_text(outcome: &FireOutcome, json: &Value) {
     match &outcome.reason {
-        Some(reason) => outln!("{} → {}: {reason}", outcome.event, outcome.decision.as_str()),
+        Some(reason) => outln!("{} → {}: {}", outcome.event, outcome.decision.as_str(), terminal::safe(reason)),
         None => outln!("{} → {}", outcome.event, outcome.decision.as_str()),
     }
     for entry in json["trace"].as_array().into_iter().flatten() {
@@ -142,7 +142,7 @@ fn print_text(outcome: &FireOutcome, json: &Value) {
             if changed.is_empty() { String::new() } else { format!("  changed={}", changed.join(",")) },
             entry["attempts"],
             entry["duration_ms"].as_f64().unwrap_or(0.0),
-            entry["error"].as_str().map(|e| format!("  error: {e}")).unwrap_or_default(),
+            entry["error"].as_str().map(|e| format!("  error: {}", terminal::safe(e))).unwrap_or_default(),
         );
     }
     for (key, value) in json["effects"].as_object().into_iter().flatten() {

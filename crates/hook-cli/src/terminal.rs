@@ -19,6 +19,24 @@ use tokio::sync::mpsc;
 
 /// Whether colours may be written to a stream that is (or is not) a terminal: `NO_COLOR` (any
 /// non-empty value) turns them off.
+/// `text` with every control character but newline and tab escaped (`\u{1b}` for ESC): text
+/// that hooks, models and servers produce must not move the cursor, clear the screen or set the
+/// clipboard (OSC 52) of the terminal it is shown on.
+pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 pub(crate) fn colours_allowed(is_terminal: bool) -> bool {
     is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
@@ -56,6 +74,7 @@ impl Paint {
 
     /// One line of the live transcript, coloured by what it reports.
     pub(crate) fn transcript_line(self, line: &str) -> String {
+        let line = &*safe(line);
         if !self.is_on {
             return line.to_owned();
         }
@@ -342,5 +361,7 @@ mod tests {
         let paint = Paint { is_on: false };
         assert_eq!(paint.red("x"), "x");
         assert_eq!(Paint { is_on: true }.red("x"), "\x1b[31mx\x1b[0m");
+        assert_eq!(safe("ok\x1b]52;c;cHduZWQ=\x07 \x1b[2J\n\tend"), "ok\\u{1b}]52;c;cHduZWQ=\\u{7} \\u{1b}[2J\n\tend");
+        assert!(matches!(safe("plain text"), std::borrow::Cow::Borrowed(_)));
     }
 }

@@ -472,3 +472,25 @@ fn json_entries_are_located_by_the_parsers_spans() {
       <dir>/hooks.json:4:27: hook `stop-1`: `timeout` is over 24 hours (86400 seconds); write the deadline in seconds, e.g. `timeout: 30`
     ");
 }
+
+/// A Claude Code settings file of 8,000 handlers loads, and locates its last one, in linear time.
+#[test]
+fn eight_thousand_claude_handlers_load_and_locate_in_linear_time() {
+    let dir = TempDir::new();
+    let mut text = String::from("{\n  \"hooks\": {\n    \"PreToolUse\": [\n");
+    for i in 0..8000 {
+        text.push_str(&format!(
+            "      {{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"./h{i}.sh\"}}]}},\n"
+        ));
+    }
+    text.push_str("      {\"matcher\": \"(?!x)\", \"hooks\": [{\"type\": \"command\", \"command\": \"./last.sh\"}]}\n");
+    text.push_str("    ]\n  }\n}\n");
+    let path = dir.write(".claude/settings.json", &text);
+    let started = std::time::Instant::now();
+    let loaded = load_one(&path);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(5), "loading 8,000 handlers took {elapsed:?}");
+    let [error] = loaded.errors.as_slice() else { panic!("{:?}", loaded.errors) };
+    assert_eq!(error.line, Some(8004), "{error}");
+    assert!(error.message.contains("look-around"), "{error}");
+}

@@ -185,6 +185,7 @@ impl Conn {
             outbox: outbox.clone(),
             tail,
             stderr_task,
+            garbage: LogBudget::new(&config.options),
             options: config.options.clone(),
             pending: HashMap::new(),
         };
@@ -354,32 +355,66 @@ fn describe_status(status: ExitStatus) -> String {
     }
 }
 
+/// A budget of log lines per time window; what goes over it is counted and summed up once the
+/// window ends (a hook printing 200,000 lines must not print 200,000 warnings).
+#[derive(Debug)]
+struct LogBudget {
+    window: Duration,
+    per_window: u32,
+    window_start: Instant,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl LogBudget {
+    fn new(options: &ProcessOptions) -> Self {
+        LogBudget {
+            window: options.stderr_window,
+            per_window: options.stderr_lines_per_window,
+            window_start: Instant::now(),
+            logged: 0,
+            suppressed: 0,
+        }
+    }
+
+    /// Whether one more line may be logged now; `what` names the lines in the summary.
+    fn allow(&mut self, name: &str, what: &str) -> bool {
+        if self.window_start.elapsed() >= self.window {
+            self.flush(name, what);
+            self.window_start = Instant::now();
+            self.logged = 0;
+        }
+        if self.logged < self.per_window {
+            self.logged += 1;
+            true
+        } else {
+            self.suppressed += 1;
+            false
+        }
+    }
+
+    /// Logs how many lines went unlogged, if any.
+    fn flush(&mut self, name: &str, what: &str) {
+        if self.suppressed > 0 {
+            tracing::warn!(hook = %name, "{} {what} suppressed", self.suppressed);
+            self.suppressed = 0;
+        }
+    }
+}
+
 /// Logs stderr lines at warn with the hook's name, rate-limited, and keeps the last lines.
 async fn pump_stderr(stderr: ChildStderr, name: Arc<str>, tail: Arc<StderrTail>, options: ProcessOptions) {
     let mut reader = BufReader::new(stderr);
     let mut buf = Vec::new();
-    let mut window_start = Instant::now();
-    let mut logged = 0u32;
-    let mut suppressed = 0u64;
+    let mut budget = LogBudget::new(&options);
     loop {
         let read = read_line_bounded(&mut reader, &mut buf, STDERR_LINE_LIMIT).await;
         let at_end = !matches!(read, Ok(LineRead::Line | LineRead::TooLong));
         if !buf.is_empty() || !at_end {
             let line = String::from_utf8_lossy(&buf).into_owned();
             buf.clear();
-            if window_start.elapsed() >= options.stderr_window {
-                if suppressed > 0 {
-                    tracing::warn!(hook = %name, "{suppressed} stderr lines suppressed");
-                }
-                window_start = Instant::now();
-                logged = 0;
-                suppressed = 0;
-            }
-            if logged < options.stderr_lines_per_window {
+            if budget.allow(&name, "stderr lines") {
                 tracing::warn!(hook = %name, "hook stderr: {}", head_chars(&line, 2000));
-                logged += 1;
-            } else {
-                suppressed += 1;
             }
             tail.push(line);
         }
@@ -387,9 +422,7 @@ async fn pump_stderr(stderr: ChildStderr, name: Arc<str>, tail: Arc<StderrTail>,
             break;
         }
     }
-    if suppressed > 0 {
-        tracing::warn!(hook = %name, "{suppressed} stderr lines suppressed");
-    }
+    budget.flush(&name, "stderr lines");
 }
 
 /// Kills the process group when dropped, so that a cancelled reader task (runtime shutdown)
@@ -416,6 +449,8 @@ struct Reader {
     stderr_task: JoinHandle<()>,
     options: ProcessOptions,
     pending: HashMap<i64, oneshot::Sender<Reply>>,
+    /// Rate limit of the warnings about stdout lines that are not JSON-RPC.
+    garbage: LogBudget,
 }
 
 impl Reader {
@@ -486,6 +521,8 @@ impl Reader {
         kill_group(self.pgid, Signal::SIGKILL);
         let _ = timeout(Duration::from_secs(1), self.child.wait()).await;
         self.stderr_task.abort();
+        let name = self.name.clone();
+        self.garbage.flush(&name, "stdout lines that are not JSON-RPC");
         self.closed.send_replace(Some(end.clone()));
         for (_, pending) in self.pending.drain() {
             let _ = pending.send(Reply::Failed(end.clone()));
@@ -550,8 +587,10 @@ impl Reader {
             }
             Ok(_) => return,
             Err(e) => {
-                let text = String::from_utf8_lossy(line);
-                tracing::warn!(hook = %self.name, "skipped a stdout line that is not JSON-RPC ({e}): {}", head_chars(&text, 200));
+                if self.garbage.allow(&self.name, "stdout lines that are not JSON-RPC") {
+                    let text = String::from_utf8_lossy(line);
+                    tracing::warn!(hook = %self.name, "skipped a stdout line that is not JSON-RPC ({e}): {}", head_chars(&text, 200));
+                }
                 return;
             }
         };

@@ -26,10 +26,36 @@ const KINDS: [&str; 5] = ["command", "http", "prompt", "mcp_tool", "agent"];
 
 /// The 1-based line and column of byte `offset` in `text`.
 fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    Positions::new(text).at(offset)
+}
+
+/// Line and column of offsets asked for in increasing order, in one pass over the text (a file
+/// of thousands of handlers must not be re-scanned from its start for each).
+struct Positions<'a> {
+    text: &'a str,
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> Positions<'a> {
+    fn new(text: &'a str) -> Self {
+        Positions { text, offset: 0, line: 1, line_start: 0 }
+    }
+
+    fn at(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        if offset < self.offset {
+            *self = Positions::new(self.text);
+        }
+        let passed = &self.text[self.offset..offset];
+        if let Some(last) = passed.rfind('\n') {
+            self.line += passed.matches('\n').count();
+            self.line_start = self.offset + last + 1;
+        }
+        self.offset = offset;
+        (self.line, self.text[self.line_start..offset].chars().count() + 1)
+    }
 }
 
 /// Where `"key"` first appears at or after byte `from`.
@@ -115,8 +141,9 @@ pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec>
         .map(|(name, groups)| (find_key(cx.text, &name, 0).unwrap_or(usize::MAX), name, groups))
         .collect();
     events.sort_by_key(|(offset, _, _)| *offset);
+    let mut positions = Positions::new(cx.text);
     for (offset, event_name, groups) in events {
-        let at = (offset != usize::MAX).then(|| position(cx.text, offset));
+        let at = (offset != usize::MAX).then(|| positions.at(offset));
         let Some(event) = agent.event(&event_name) else {
             cx.error(
                 at,
@@ -134,7 +161,7 @@ pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec>
             for (h, handler) in group.hooks.iter().enumerate() {
                 let handler_at = find_key(cx.text, "type", cursor).map(|o| {
                     cursor = o + 1;
-                    position(cx.text, o)
+                    positions.at(o)
                 });
                 let mut name = handler
                     .name
