@@ -280,3 +280,14 @@ pub(crate) async fn start(
     }
     Ok((engine, model))
 }
+
+/// How long a one-shot command (`fire`, `hook`) gives its hooks to exit once its answer is out.
+pub(crate) const ONE_SHOT_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Takes the hooks of a one-shot command down after its answer was printed: a graceful shutdown
+/// for at most [`ONE_SHOT_GRACE`]; a hook that ignores EOF and SIGTERM is then killed with its
+/// process group when the runtime goes, instead of holding the caller for the 3 s of a full
+/// graceful shutdown.
+pub(crate) async fn shutdown_one_shot(engine: &Engine) {
+    let _ = tokio::time::timeout(ONE_SHOT_GRACE, engine.shutdown()).await;
+}

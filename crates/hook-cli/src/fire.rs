@@ -184,6 +184,6 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
         Format::Text => print_text(&outcome, &json),
     }
     // The outcome is out before the hooks are taken down.
-    engine.shutdown().await;
+    engine::shutdown_one_shot(&engine).await;
     if args.exit_code { decision_code(outcome.decision) } else { 0 }
 }

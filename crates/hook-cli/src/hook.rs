@@ -409,6 +409,6 @@ async fn in_process(
     let answer = with_notes(&notes, fire_bridge(&engine, agent, event, context, cwd).await);
     // The answer goes out before the hooks are shut down: the agent is waiting for it.
     let code = write_answer(&answer);
-    engine.shutdown().await;
+    engine::shutdown_one_shot(&engine).await;
     code
 }

@@ -576,3 +576,34 @@ fn stats_prints_json_too() {
     );
     assert_eq!(stats["warnings"][0]["line"], 3);
 }
+
+#[test]
+fn a_429_with_retry_after_is_retried_and_a_silent_server_times_out() {
+    let sandbox = Sandbox::new();
+    let server = ScriptedServer::start([
+        Reply::http(429, "slow down").with_header("retry-after", "1"),
+        Reply::Content("after the wait".into()),
+    ])
+    .unwrap();
+    let started = std::time::Instant::now();
+    let retried = sandbox.chat(&server, "hi", &[]);
+    assert_eq!(retried.status.code(), Some(0), "{}", both(&retried));
+    assert!(stdout(&retried).contains("after the wait"), "{}", both(&retried));
+    assert_eq!(server.n_requests(), 2);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900), "Retry-After was not honoured");
+
+    let silent =
+        ScriptedServer::start([Reply::Content("too late".into()).delayed(std::time::Duration::from_secs(60))]).unwrap();
+    let started = std::time::Instant::now();
+    let timed_out = sandbox.chat(&silent, "hi", &["--model-timeout", "2"]);
+    let elapsed = started.elapsed();
+    assert_eq!(timed_out.status.code(), Some(1), "{}", both(&timed_out));
+    assert!(elapsed < std::time::Duration::from_secs(20), "took {elapsed:?}");
+    assert!(
+        stderr(&timed_out).contains("2s")
+            || stderr(&timed_out).contains("timed out")
+            || stderr(&timed_out).contains("did not answer"),
+        "{}",
+        both(&timed_out)
+    );
+}

@@ -212,3 +212,54 @@ fn hook_text_reaches_the_terminal_escaped() {
     );
     assert!(stdout.contains("\\u{1b}[2J"), "{stdout}");
 }
+
+/// A process hook that ignores EOF and SIGTERM does not hold a one-shot command for the 3 s of a
+/// graceful shutdown, and does not outlive it.
+#[test]
+fn a_stubborn_process_hook_does_not_hold_fire_after_its_answer() {
+    let dir = Dir::new("stubborn");
+    let hook = dir.path().join("stubborn.py");
+    fs::write(
+        &hook,
+        r#"import json, os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open("stubborn.pid", "w").write(f"{os.getpid()}\n")
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    result = {"ok": True} if msg["method"] == "hook.hello" else {"action": "continue"}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+while True:
+    time.sleep(1)
+"#,
+    )
+    .unwrap();
+    let config = dir.path().join("picoclaw.json");
+    fs::write(
+        &config,
+        json!({"hooks": {"processes": {"stubborn": {"enabled": true, "command": ["python3", hook], "intercept": ["before_tool"]}}}})
+            .to_string(),
+    )
+    .unwrap();
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+        .args(["fire", "before_tool", "--no-default-config", "--format", "json", "--config"])
+        .arg(&config)
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    // The 3 s graceful shutdown (2 s for EOF, 1 s for SIGTERM) would show; the hook itself answers at once.
+    assert!(elapsed < Duration::from_millis(2500), "fire took {elapsed:?}");
+    let pid: i32 = fs::read_to_string(dir.path().join("stubborn.pid")).unwrap().trim().parse().unwrap();
+    let until = Instant::now() + Duration::from_secs(3);
+    while is_alive(pid) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!is_alive(pid), "the stubborn hook {pid} outlived hookwire");
+}
