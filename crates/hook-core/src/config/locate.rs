@@ -19,6 +19,8 @@ use serde::{
 };
 use serde_saphyr::{Spanned, granit_parser};
 
+use super::parse::KeyText;
+
 /// A 1-based line and column.
 pub(crate) type Position = (usize, usize);
 
@@ -193,40 +195,6 @@ impl<'de> Visitor<'de> for KindVisitor {
     }
     fn visit_none<E>(self) -> Result<NodeKind, E> {
         Ok(NodeKind(Kind::Null))
-    }
-}
-
-/// A mapping key as text, whatever scalar it was written as.
-struct KeyText(String);
-
-impl<'de> Deserialize<'de> for KeyText {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = KeyText;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<KeyText, E> {
-                Ok(KeyText(v.to_owned()))
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<KeyText, E> {
-                Ok(KeyText(v.to_string()))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<KeyText, E> {
-                Ok(KeyText(v.to_string()))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<KeyText, E> {
-                Ok(KeyText(v.to_string()))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<KeyText, E> {
-                Ok(KeyText(v.to_string()))
-            }
-            fn visit_unit<E>(self) -> Result<KeyText, E> {
-                Ok(KeyText(String::new()))
-            }
-        }
-        deserializer.deserialize_any(KeyVisitor)
     }
 }
 

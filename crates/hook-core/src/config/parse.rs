@@ -285,7 +285,7 @@ impl<'de> Deserialize<'de> for TopKeys {
 }
 
 /// A mapping key as text, whatever scalar it was written as.
-struct KeyText(String);
+pub(super) struct KeyText(pub(super) String);
 
 impl<'de> Deserialize<'de> for KeyText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
