@@ -188,7 +188,12 @@ fn main() -> ExitCode {
         // own environment (API keys) out of their reach. First, while there is one thread.
         contain::hide_environment();
     }
-    init_logging(cli.verbose, matches!(cli.command, Command::Hook(_)));
+    let is_bridge = matches!(cli.command, Command::Hook(_));
+    if !is_bridge || cli.verbose > 0 || std::env::var_os("RUST_LOG").is_some() {
+        // The bridge reports failed hooks itself and runs on every event of an agent: it builds
+        // a log filter only when asked for logs.
+        init_logging(cli.verbose, is_bridge);
+    }
     contain::become_subreaper();
     let cli = match cli.command {
         // An agent runs `hookwire hook` on every event: answer what needs no hook before any
