@@ -165,3 +165,58 @@ async fn a_model_registered_llm_hook_asks_the_model_through_the_same_client() {
     assert!(review.contains("Is write_file safe?"), "{review}");
     assert!(!harness.dir.join("out.txt").exists());
 }
+
+/// A registration of a bash hook that skips every tool call with `reason`.
+fn register_skip(id: &str, reason: &str) -> hook_protocol::ToolCall {
+    let command = format!(r#"cat >/dev/null; echo '{{"action":"skip","reason":"{reason}"}}'"#);
+    let args = json!({"action": "register", "event": "pre_tool_execution", "type": "bash", "command": command});
+    call(id, "register_hook", &args.to_string())
+}
+
+/// Fires `pre_tool_execution` for `write_file` in session `session_id`; the reason of the skip.
+async fn skip_reason(engine: &hook_core::Engine, session_id: &str) -> Option<String> {
+    let mut context = hook_protocol::Context {
+        session_id: Some(session_id.to_owned()),
+        tool_name: Some("write_file".to_owned()),
+        tool_arguments: Some("{}".to_owned()),
+        ..hook_protocol::Context::default()
+    };
+    let outcome = engine.fire(Event::PreToolExecution, &mut context).await;
+    (outcome.decision == hook_core::Decision::Skip).then(|| outcome.reason.unwrap_or_default())
+}
+
+#[tokio::test]
+async fn session_hooks_of_sessions_with_similar_ids_neither_collide_nor_remove_each_other() {
+    // `team/x` and `team x` used to share the prefix `team_x`: the second registration
+    // replaced the first, and closing one session removed the other's hook.
+    let harness = Harness::new([
+        calls(vec![register_skip("r1", "slash")]),
+        text("registered"),
+        calls(vec![register_skip("r2", "space")]),
+        text("registered"),
+    ]);
+    let agent = harness.agent();
+    let mut slash = agent.session(agent_loop::SessionConfig::new("team/x", &harness.dir)).await;
+    let mut space = agent.session(agent_loop::SessionConfig::new("team x", &harness.dir)).await;
+    slash.send("guard").await.unwrap();
+    space.send("guard").await.unwrap();
+
+    let (slash_hooks, space_hooks) = (slash.session_hooks(), space.session_hooks());
+    assert_eq!((slash_hooks.len(), space_hooks.len()), (1, 1));
+    assert_ne!(slash_hooks[0].0, space_hooks[0].0, "the engine names differ");
+    assert_eq!(harness.engine.hooks_for(Event::PreToolExecution).len(), 2, "both hooks are registered");
+
+    // Each hook runs only for its own session.
+    assert_eq!(skip_reason(&harness.engine, "team/x").await.as_deref(), Some("slash"));
+    assert_eq!(skip_reason(&harness.engine, "team x").await.as_deref(), Some("space"));
+    assert_eq!(skip_reason(&harness.engine, "team_x").await, None);
+
+    // Closing one session removes its hook only.
+    space.close().await;
+    assert_eq!(harness.engine.hooks_for(Event::PreToolExecution).len(), 1);
+    assert_eq!(skip_reason(&harness.engine, "team/x").await.as_deref(), Some("slash"));
+    assert_eq!(skip_reason(&harness.engine, "team x").await, None);
+    assert_eq!(slash.session_hooks().len(), 1);
+    slash.close().await;
+    assert!(!harness.engine.has_hooks_for(Event::PreToolExecution));
+}

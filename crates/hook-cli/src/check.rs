@@ -1,7 +1,13 @@
 //! `hookwire check`: load everything and show, per event, the hooks that will run.
 
-use hook_core::{Deadlines, Event, HookDefinition, HookSpec, config, fmt_duration};
-use hook_protocol::config::HookFilter;
+use std::path::{Path, PathBuf};
+
+use hook_core::{
+    Deadlines, Event, HookDefinition, HookSpec, Level, OnError,
+    config::{self, ConfigError, ConfigSource, ConfigWarning},
+    fmt_duration,
+};
+use hook_protocol::config::{HookFilter, HookKind};
 use serde_json::{Value, json};
 
 use crate::{ConfigArgs, Format, discover, engine};
@@ -162,8 +168,17 @@ fn load(args: &ConfigArgs) -> Checked {
         };
         error.or_else(warning).unwrap_or_else(|| parse_diagnostic(text))
     };
-    let errors = loaded.errors.iter().map(structured).collect();
-    let warnings = loaded.warnings.iter().map(structured).collect();
+    let mut errors: Vec<Value> = loaded.errors.iter().map(structured).collect();
+    every_error(&raw, &mut errors);
+    for error in &mut errors {
+        seconds_hint(error);
+    }
+    let mut warnings: Vec<Value> = loaded.warnings.iter().map(structured).collect();
+    warnings.extend(
+        lint(&loaded.specs, &cwd)
+            .iter()
+            .map(|w| diagnostic(Some(&w.file), w.line, w.column, w.hook.as_deref(), &w.message, w.to_string())),
+    );
     let untrusted = loaded
         .untrusted
         .iter()
@@ -292,4 +307,313 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
         }
     }
     if is_valid { 0 } else { 2 }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What `check` reports beyond what loading finds.
+//
+// Warnings (the hooks load and run, but probably not as meant):
+// - an llm prompt's `{{name}}` that is not one of `hook_llm::PLACEHOLDERS`: it reaches the model
+//   as written;
+// - a script a hook runs that is missing or lacks the exec bit: the first word of a bash hook's
+//   command, of a process hook's `command` and of an agent `command` handler when it is a path
+//   (holds a `/`), and for project hooks every project file the command would run that does not
+//   exist (`hook_core::trust::files_run`, which also reads `python3 tools/x.py`);
+// - a hookwire-dialect hook (j-cli `bash` / `llm`, PicoClaw process) on `approve_tool` whose
+//   `on_error` is `skip`: a failure or a timeout then approves the call. `stop` and `deny`
+//   deny on an approval (fail closed), so only `skip` is reported. Agent handlers (Claude
+//   Code, Gemini CLI, Codex) keep their agent's own semantics (a failing PreToolUse command
+//   lets the call through unless it says otherwise) and are not reported, nor are
+//   `pre_tool_execution` hooks, which fail open by design (most rewrite or observe).
+//
+// Errors:
+// - every error of an event-keyed YAML file in one pass: the parser stops at a file's first
+//   error, so `check` comments out the entry (or the event) holding it, with the line numbers
+//   kept, and parses again, until the file parses; validation then reports the remaining
+//   invalid hooks at once. JSON files, PicoClaw configs and agent settings keep the first error.
+// - a duration written as a string (`timeout: "5s"`) says that `timeout` is a number of seconds.
+// ---------------------------------------------------------------------------------------------
+
+/// Warnings about hooks that load but probably do not do what was meant.
+fn lint(specs: &[HookSpec], cwd: &Path) -> Vec<ConfigWarning> {
+    let mut warnings = Vec::new();
+    for spec in specs {
+        let mut warn = |message: String| {
+            warnings.push(ConfigWarning {
+                file: spec.source.file.clone(),
+                line: spec.source.line,
+                column: spec.source.line.and(spec.source.column),
+                hook: Some(spec.name.clone()),
+                message,
+            });
+        };
+        if let HookDefinition::Command(def) = &spec.definition
+            && def.kind == HookKind::Llm
+            && let Some(prompt) = &def.prompt
+        {
+            for name in unknown_placeholders(prompt) {
+                warn(format!(
+                    "the prompt's `{{{{{name}}}}}` is not a placeholder hookwire fills: the model sees it as written; use one of {}",
+                    hook_llm::PLACEHOLDERS.iter().map(|p| format!("{{{{{p}}}}}")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        for message in script_problems(spec, cwd) {
+            warn(message);
+        }
+        let is_hookwire_dialect = matches!(spec.definition, HookDefinition::Command(_) | HookDefinition::Process(_));
+        if is_hookwire_dialect
+            && spec.events.contains(&Event::ApproveTool)
+            && spec.effective_on_error(Event::ApproveTool) == OnError::Skip
+        {
+            warn(
+                "guards `approve_tool` with `on_error: skip`: when it fails or times out the tool call is approved; use `on_error: deny` (the default) so a failure refuses the call"
+                    .to_owned(),
+            );
+        }
+    }
+    warnings
+}
+
+/// The names of the `{{...}}` in `prompt` that the template does not fill, each once.
+fn unknown_placeholders(prompt: &str) -> Vec<String> {
+    let mut unknown: Vec<String> = Vec::new();
+    let mut rest = prompt;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        let name = &after[..end];
+        // Text with braces that is no placeholder at all (JSON in a prompt) is left alone.
+        let is_placeholder_like = !name.trim().is_empty()
+            && name.len() <= 64
+            && name.trim().chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-');
+        if is_placeholder_like && !hook_llm::PLACEHOLDERS.contains(&name) && !unknown.iter().any(|n| n == name) {
+            unknown.push(name.to_owned());
+        }
+        rest = &after[end + 2..];
+    }
+    unknown
+}
+
+/// The program a command line starts with, when it is a path (holds a `/`) hookwire can read
+/// without running anything: after `VAR=value` words, quotes removed; `None` for a program
+/// found on `PATH`, or one built from a variable, `~` or a substitution.
+fn program_path(command: &str) -> Option<String> {
+    let word = command.split_whitespace().find(|word| {
+        let is_assignment = word
+            .split_once('=')
+            .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        !is_assignment
+    })?;
+    let word = word.trim_matches(|c| c == '"' || c == '\'');
+    let is_plain = !word.is_empty() && !word.contains(['$', '`', '~', '*', '?', '(', ';', '|', '&', '<', '>']);
+    (is_plain && word.contains('/')).then(|| word.to_owned())
+}
+
+/// What is wrong with the scripts `spec` runs: missing, or not executable.
+fn script_problems(spec: &HookSpec, cwd: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let program = match &spec.definition {
+        HookDefinition::Command(def) if def.kind == HookKind::Bash => def.command.as_deref().and_then(program_path),
+        HookDefinition::Process(def) => def.command.first().filter(|p| p.contains('/')).cloned(),
+        HookDefinition::Agent(def) if def.handler.kind == "command" => {
+            def.handler.command.as_deref().and_then(program_path)
+        }
+        _ => None,
+    };
+    let base = spec.work_dir.clone().unwrap_or_else(|| cwd.to_owned());
+    let mut problems = Vec::new();
+    let mut reported: Vec<PathBuf> = Vec::new();
+    if let Some(program) = program {
+        let path = base.join(&program);
+        match std::fs::metadata(&path) {
+            Err(_) => {
+                problems.push(format!("runs `{program}`, which does not exist ({})", path.display()));
+                reported.push(path);
+            }
+            Ok(metadata) if metadata.is_file() && metadata.permissions().mode() & 0o111 == 0 => {
+                problems.push(format!("runs `{program}`, which is not executable: `chmod +x {}`", path.display()));
+            }
+            Ok(_) => {}
+        }
+    }
+    if spec.level == Level::Project {
+        let root = hook_core::trust::project_root(&spec.source.file);
+        for absent in hook_core::trust::files_run(spec, &root).absent {
+            let is_reported =
+                reported.iter().any(|p| p == &absent || p.ends_with(absent.strip_prefix(&root).unwrap_or(&absent)));
+            if !is_reported {
+                problems.push(format!("runs `{}`, which does not exist", absent.display()));
+            }
+        }
+    }
+    problems
+}
+
+/// Rewrites the message of an error at a `timeout:` written as a string (`"5s"`, `5s`,
+/// `"500ms"`): `timeout` is a number of seconds.
+fn seconds_hint(error: &mut Value) {
+    let (Some(file), Some(line)) = (error["file"].as_str(), error["line"].as_u64()) else { return };
+    let Ok(text) = std::fs::read_to_string(file) else { return };
+    let Some(line_text) = text.lines().nth(line.saturating_sub(1) as usize) else { return };
+    let written = line_text.trim().trim_start_matches("- ").trim_start();
+    let value = ["timeout:", "\"timeout\":"].iter().find_map(|key| written.strip_prefix(key));
+    let Some(value) = value.map(|v| v.trim().trim_end_matches(',').trim()) else { return };
+    if value.is_empty() || value.parse::<f64>().is_ok() {
+        return;
+    }
+    let bare = value.trim_matches(|c| c == '"' || c == '\'').trim();
+    let seconds = if let Some(ms) = bare.strip_suffix("ms").and_then(|n| n.trim().parse::<f64>().ok()) {
+        Some(ms / 1000.0)
+    } else if let Some(s) = bare.strip_suffix('s').and_then(|n| n.trim().parse::<f64>().ok()) {
+        Some(s)
+    } else if let Some(m) = bare.strip_suffix('m').and_then(|n| n.trim().parse::<f64>().ok()) {
+        Some(m * 60.0)
+    } else {
+        bare.parse::<f64>().ok()
+    };
+    let fix = match seconds {
+        Some(seconds) => format!("write `timeout: {seconds}`"),
+        None => "write a number, e.g. `timeout: 5`".to_owned(),
+    };
+    let message = format!("`timeout` is a number of seconds, not the string {value}: {fix}");
+    let old = error["message"].as_str().unwrap_or_default().to_owned();
+    let text = error["text"].as_str().unwrap_or_default();
+    let new_text = match text.strip_suffix(old.as_str()) {
+        Some(head) if !old.is_empty() => format!("{head}{message}"),
+        _ => text.to_owned(),
+    };
+    error["message"] = json!(message);
+    error["text"] = json!(new_text);
+}
+
+/// Adds to `errors` the errors of each event-keyed YAML file that its first parse error hid
+/// (see the section comment), after that file's own.
+fn every_error(raw: &config::Loaded, errors: &mut Vec<Value>) {
+    for info in &raw.files {
+        if !info.has_errors {
+            continue;
+        }
+        let shown = info.path.display().to_string();
+        if !errors.iter().any(|e| e["file"].as_str() == Some(shown.as_str())) {
+            continue;
+        }
+        let Some(found) = errors_of_every_entry(&info.path, info.level) else { continue };
+        let mut extra: Vec<Value> = found
+            .iter()
+            .filter(|e| !errors.iter().any(|v| v["text"].as_str() == Some(e.to_string().as_str())))
+            .map(|e| diagnostic(Some(&e.file), e.line, e.column, e.hook.as_deref(), &e.message, e.to_string()))
+            .collect();
+        if extra.is_empty() {
+            continue;
+        }
+        // The file's errors, the first one's and the others, in line order where its first was.
+        let is_this_file = |e: &Value| e["file"].as_str() == Some(shown.as_str());
+        let at = errors.iter().position(is_this_file).unwrap_or(errors.len());
+        let (mut file_errors, others): (Vec<Value>, Vec<Value>) =
+            std::mem::take(errors).into_iter().partition(is_this_file);
+        *errors = others;
+        file_errors.append(&mut extra);
+        file_errors.sort_by_key(|e| (e["line"].as_u64().unwrap_or(0), e["column"].as_u64().unwrap_or(0)));
+        errors.splice(at..at, file_errors);
+    }
+}
+
+/// Every error of the event-keyed YAML file `path`, by parsing it again with the entry holding
+/// each error commented out; `None` when the file is of another dialect or format.
+fn errors_of_every_entry(path: &Path, level: Level) -> Option<Vec<ConfigError>> {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let name = path.file_name()?;
+    let is_yaml = path.extension().is_none_or(|ext| !ext.eq_ignore_ascii_case("json"));
+    if !is_yaml || name == "HOOK.yaml" || name == "HOOK.yml" {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    // A PicoClaw config (a top-level `hooks:`) is another dialect.
+    if text.lines().any(|line| line.starts_with("hooks:") || line.starts_with("\"hooks\":")) {
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "hookwire-check-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).ok()?;
+    let copy = dir.join(name);
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut found: Vec<ConfigError> = Vec::new();
+    for _ in 0..64 {
+        if std::fs::write(&copy, lines.join("\n") + "\n").is_err() {
+            break;
+        }
+        let loaded = config::load(&[ConfigSource::new(&copy, level)], Deadlines::default(), None);
+        let new: Vec<ConfigError> = loaded
+            .errors
+            .into_iter()
+            .map(|mut e| {
+                e.file = path.to_owned();
+                e
+            })
+            .filter(|e| !found.contains(e))
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        let mut is_progress = false;
+        for error in &new {
+            if let Some(line) = error.line {
+                is_progress |= mask_entry(&mut lines, line);
+            }
+        }
+        found.extend(new);
+        if !is_progress {
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(found)
+}
+
+/// Comments out (keeping the line count) the entry of an event-keyed YAML file that holds
+/// 1-based `line`: the list item, or the whole event when the line is the event's key or no
+/// item holds it; the event's key too when none of its items is left. Whether anything changed.
+fn mask_entry(lines: &mut [String], line: usize) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let is_content = |l: &str| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#')
+    };
+    let is_item = |l: &str| {
+        let t = l.trim_start();
+        t == "-" || t.starts_with("- ")
+    };
+    let is_key = |l: &str| is_content(l) && indent(l) == 0 && !is_item(l) && !l.starts_with("---");
+    if lines.is_empty() {
+        return false;
+    }
+    let idx = line.saturating_sub(1).min(lines.len() - 1);
+    let Some(key) = (0..=idx).rev().find(|&k| is_key(&lines[k])) else { return false };
+    let end = (key + 1..lines.len()).find(|&e| is_key(&lines[e])).unwrap_or(lines.len());
+    let mask = |lines: &mut [String], range: std::ops::Range<usize>| {
+        let mut changed = false;
+        for l in &mut lines[range] {
+            if is_content(l) {
+                l.insert(0, '#');
+                changed = true;
+            }
+        }
+        changed
+    };
+    let dash = (key + 1..end).find(|&d| is_content(&lines[d]) && is_item(&lines[d])).map(|d| indent(&lines[d]));
+    let start = dash.and_then(|d| (key + 1..=idx).rev().find(|&s| is_item(&lines[s]) && indent(&lines[s]) == d));
+    let (Some(d), Some(start), false) = (dash, start, idx == key) else {
+        return mask(lines, key..end);
+    };
+    let stop = (start + 1..end).find(|&t| is_content(&lines[t]) && indent(&lines[t]) <= d).unwrap_or(end);
+    let changed = mask(lines, start..stop);
+    let is_left = (key + 1..end).any(|t| is_content(&lines[t]));
+    if !is_left {
+        mask(lines, key..key + 1);
+    }
+    changed
 }

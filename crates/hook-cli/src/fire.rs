@@ -6,7 +6,7 @@ use clap::Args;
 use hook_core::{Context, Decision, Event, FireOutcome};
 use serde_json::{Map, Value, json};
 
-use crate::{ConfigArgs, Format, audit, engine, terminal};
+use crate::{ConfigArgs, Format, audit, engine, telemetry, terminal};
 
 /// The exit codes of `--exit-code`.
 const EXIT_CODES: &str = "Exit codes:
@@ -172,7 +172,9 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
         Ok((engine, _)) => engine,
         Err(code) => return code,
     };
+    let started = telemetry::started();
     let outcome = engine.fire(event, &mut context).await;
+    telemetry::record(started, &outcome, &context);
     let json = outcome_json(&outcome, &context);
     if let Some(path) = &args.audit
         && let Err(e) = audit::append(path, &outcome)

@@ -198,7 +198,9 @@ pub(crate) async fn fire_bridge(
     if context.cwd.is_none() {
         context.cwd = Some(cwd.display().to_string());
     }
+    let started = crate::telemetry::started();
     let outcome = engine.fire(event, &mut context).await;
+    crate::telemetry::record(started, &outcome, &context);
     let mut lines = String::new();
     for entry in &outcome.trace {
         if let Some(error) = &entry.error {

@@ -30,6 +30,7 @@ mod install;
 mod serve;
 mod session;
 mod stats;
+mod telemetry;
 mod terminal;
 mod transcript;
 mod trust;
@@ -221,6 +222,7 @@ fn main() -> ExitCode {
         // takes its hooks down.
         let code = runtime.block_on(serve::run(args));
         drop(runtime);
+        telemetry::shutdown();
         // The daemon's hooks are down; what escaped their process groups goes with them.
         contain::kill_adopted();
         return ExitCode::from(code);
@@ -261,6 +263,8 @@ fn main() -> ExitCode {
         }
     });
     drop(runtime);
+    // Spans of `fire` and `hook` leave before the process does (at most 1 s).
+    telemetry::shutdown();
     if code > 128 {
         // Interrupted: what left the hooks' process groups goes too.
         contain::kill_adopted();

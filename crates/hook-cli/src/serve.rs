@@ -650,7 +650,9 @@ impl Daemon {
                     error.data = Some(Value::from(view.errors.clone()));
                     return Err(error);
                 }
+                let started = crate::telemetry::started();
                 let outcome = served.engine.fire(event, &mut context).await;
+                crate::telemetry::record(started, &outcome, &context);
                 Ok(fire::outcome_json(&outcome, &context))
             }
         }
@@ -906,6 +908,10 @@ pub(crate) async fn run(args: ServeArgs) -> u8 {
         stopping: AtomicBool::new(false),
         stop,
     });
+    {
+        let daemon = daemon.clone();
+        crate::telemetry::export_daemon_metrics(move || daemon.stats());
+    }
     let poller = {
         let daemon = daemon.clone();
         let period = Duration::from_millis(args.poll_ms.max(10));

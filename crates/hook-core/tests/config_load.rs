@@ -494,3 +494,16 @@ fn eight_thousand_claude_handlers_load_and_locate_in_linear_time() {
     assert_eq!(error.line, Some(8004), "{error}");
     assert!(error.message.contains("look-around"), "{error}");
 }
+
+#[test]
+fn a_picoclaw_yaml_with_a_syntax_error_reports_the_syntax_error_not_an_unknown_event() {
+    let dir = TempDir::new();
+    let path = dir.write(
+        "picoclaw.yaml",
+        "hooks:\n  enabled: true\n  processes:\n    weather:\n      enabled: true\n      command: [\"python3\", \"weather.py\"\n      intercept: [before_tool]\n",
+    );
+    let loaded = load_one(&path);
+    let [error] = loaded.errors.as_slice() else { panic!("one error expected: {:?}", loaded.errors) };
+    assert!(!error.message.contains("unknown event"), "{error}");
+    assert_eq!((error.line, error.column), (Some(7), Some(16)), "{error}");
+}

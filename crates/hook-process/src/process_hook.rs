@@ -290,6 +290,23 @@ fn resolve(base: Option<&Path>, dir: Option<&str>, command: &[String]) -> (Optio
     (dir, command)
 }
 
+/// `text` with its control characters other than `\n` and `\t` escaped as Rust writes them
+/// (`\u{1b}`, `\r`); C1 controls (`\u{9d}`, a one-byte OSC) included.
+fn escape_controls(text: &str) -> String {
+    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Spawns once and completes the handshake.
 async fn start_once(
     config: &SpawnConfig,
@@ -299,7 +316,9 @@ async fn start_once(
 ) -> Result<Arc<Live>, BuildError> {
     let conn = Conn::spawn(config).map_err(BuildError::Start)?;
     let name = &config.name;
-    let refuse = |reason: String| BuildError::Refused { reason };
+    // The reason is the hook's text and ends up on a terminal: its control characters are
+    // escaped (`\u{1b}`), so a refusal cannot clear the screen or set the clipboard.
+    let refuse = |reason: String| BuildError::Refused { reason: escape_controls(&reason) };
     let outcome = match conn.call(method::HELLO, hello, Instant::now() + handshake).await {
         Err(HookError::Timeout { after }) => Err(BuildError::Start(HookError::Timeout { after })),
         Err(error) | Ok(Reply::Failed(error)) => Err(BuildError::Start(error)),
@@ -478,5 +497,19 @@ impl HookFactory for ProcessFactory {
             HookDefinition::Process(def) => def.observe.clone().unwrap_or_default(),
             _ => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_controls;
+
+    #[test]
+    fn a_hello_refusal_keeps_no_raw_control_character() {
+        let reason = "no\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\u{9d}x\r\nnext\tline";
+        let escaped = escape_controls(reason);
+        assert_eq!(escaped, "no\\u{1b}[2J\\u{1b}]52;c;aGk=\\u{7}\\u{9d}x\\r\nnext\tline");
+        assert!(!escaped.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        assert_eq!(escape_controls("maintenance window"), "maintenance window");
     }
 }

@@ -31,6 +31,23 @@ fn label(def: &SessionHookDef) -> String {
     hook_core::head_chars(text, 60)
 }
 
+/// The prefix of the engine names of `session_id`'s hooks: ASCII letters, digits and `-` as they
+/// are, every other byte of the id's UTF-8 as `_` and two lowercase hex digits (`team/x` is
+/// `team_2fx`, `team x` is `team_20x`, `a_b` is `a_5fb`). Injective, so two sessions never share
+/// a hook name; and as the names end in `-hook-<digits>`, the whole name is injective too.
+pub(crate) fn session_prefix(session_id: &str) -> String {
+    use std::fmt::Write as _;
+    let mut prefix = String::with_capacity(session_id.len());
+    for byte in session_id.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'-' {
+            prefix.push(char::from(byte));
+        } else {
+            let _ = write!(prefix, "_{byte:02x}");
+        }
+    }
+    prefix
+}
+
 #[derive(Debug, Default)]
 struct State {
     /// Engine name and definition, in registration order.
@@ -57,10 +74,7 @@ impl fmt::Debug for SessionHooks {
 
 impl SessionHooks {
     pub(crate) fn new(engine: Engine, model: Arc<dyn ChatModel>, session_id: &str) -> Self {
-        let prefix: String = session_id
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-            .collect();
+        let prefix = session_prefix(session_id);
         SessionHooks { state: Arc::default(), engine, model, prefix, session: Arc::from(session_id) }
     }
 

@@ -577,8 +577,13 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
                         );
                         Vec::new()
                     }
-                    // A parse error: the typed parse reports it with the same position.
-                    Ok(Some(_)) | Err(_) => jcli::event_keyed(&mut cx),
+                    Ok(Some(_)) => jcli::event_keyed(&mut cx),
+                    // A syntax error, reported as such: the typed parse of the wrong dialect
+                    // would stop earlier, at `hooks` (no event), and hide it.
+                    Err(err) => {
+                        cx.parse_error(err, None);
+                        Vec::new()
+                    }
                 }
             }
         }
