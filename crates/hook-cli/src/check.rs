@@ -10,7 +10,7 @@ use hook_core::{
 use hook_protocol::config::{HookFilter, HookKind};
 use serde_json::{Value, json};
 
-use crate::{ConfigArgs, Format, discover, engine};
+use crate::{ConfigArgs, Format, discover, engine, terminal};
 
 /// One line of the listing.
 fn describe(spec: &HookSpec, event: Event) -> Value {
@@ -284,9 +284,9 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
                     outln!(
                         "  {}. {}  kind={} filter={} timeout={} retry={} on_error={}{}  ({}){notes}",
                         idx + 1,
-                        hook["id"].as_str().unwrap_or_default(),
+                        terminal::safe(hook["id"].as_str().unwrap_or_default()),
                         hook["kind"].as_str().unwrap_or_default(),
-                        hook["filter"].as_str().unwrap_or_default(),
+                        terminal::safe(hook["filter"].as_str().unwrap_or_default()),
                         fmt_duration(std::time::Duration::from_millis(hook["timeout_ms"].as_u64().unwrap_or(0))),
                         hook["retry"],
                         hook["on_error"].as_str().unwrap_or_default(),
@@ -296,13 +296,13 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
                 }
             }
             for warning in &checked.warnings {
-                outln!("warning: {}", text_of(warning));
+                outln!("warning: {}", terminal::safe(&text_of(warning)));
             }
             for untrusted in &checked.untrusted {
-                outln!("untrusted: {}", text_of(untrusted));
+                outln!("untrusted: {}", terminal::safe(&text_of(untrusted)));
             }
             for error in &checked.errors {
-                outln!("error: {}", text_of(error));
+                outln!("error: {}", terminal::safe(&text_of(error)));
             }
         }
     }

@@ -54,18 +54,34 @@ pub(crate) fn decision_code(decision: Decision) -> u8 {
 }
 
 /// Reads `--context`: a JSON object; `event` in it is ignored in favour of EVENT.
+/// The largest context `fire` reads: a context is a conversation, not a data set.
+const MAX_CONTEXT_BYTES: u64 = 64 << 20;
+
 fn read_context(path: Option<&PathBuf>) -> Result<Context, String> {
-    let text = match path {
-        None => "{}".to_owned(),
-        Some(path) if path.as_os_str() == "-" => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read the context from stdin: {e}"))?;
-            text
-        }
-        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+    let too_big = || {
+        format!(
+            "the context is over {} MiB; give a smaller one (the conversation, not a data set)",
+            MAX_CONTEXT_BYTES >> 20
+        )
     };
+    let mut text = String::new();
+    let read = match path {
+        None => {
+            text.push_str("{}");
+            Ok(0)
+        }
+        Some(path) if path.as_os_str() == "-" => std::io::stdin()
+            .take(MAX_CONTEXT_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read the context from stdin: {e}")),
+        Some(path) => std::fs::File::open(path)
+            .and_then(|file| file.take(MAX_CONTEXT_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| format!("cannot read {}: {e}", path.display())),
+    };
+    read?;
+    if text.len() as u64 > MAX_CONTEXT_BYTES {
+        return Err(too_big());
+    }
     let value: Value = serde_json::from_str(&text).map_err(|e| format!("the context is not JSON: {e}"))?;
     let Value::Object(mut object) = value else {
         return Err("the context must be a JSON object with HookContext fields".into());

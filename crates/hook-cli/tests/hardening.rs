@@ -263,3 +263,24 @@ while True:
     }
     assert!(!is_alive(pid), "the stubborn hook {pid} outlived hookwire");
 }
+
+/// A context over the limit is a clear error, read no further than the limit.
+#[test]
+fn an_oversized_context_is_refused_with_a_clear_error() {
+    let dir = Dir::new("context");
+    let big = dir.path().join("big.json");
+    let file = fs::File::create(&big).unwrap();
+    file.set_len((64 << 20) + 10).unwrap();
+    drop(file);
+    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+        .args(["fire", "pre_tool_execution", "--no-default-config", "--context"])
+        .arg(&big)
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("over 64 MiB"), "{stderr}");
+}
