@@ -22,7 +22,7 @@ use clap::Args;
 use hook_core::{Deadlines, Level, config};
 use hook_protocol::ToolCall;
 
-use crate::{engine, session};
+use crate::{Format, engine, session};
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
@@ -33,6 +33,10 @@ pub(crate) struct DemoArgs {
     /// Append one JSON line per hook run to this file.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
+    /// Output format: the live transcript (`text`), or one JSON object with the reply, every
+    /// fired event with each hook's part, and the metrics (`json`).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 /// The demo shipped in the binary: `examples/demo/`, path and content, and whether it is run
@@ -191,11 +195,14 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
         return 2;
     }
 
-    outln!("hookwire demo: a scripted session over {}", demo.display());
-    outln!("The model is a ScriptedModel (it replays a fixed script; no network, no API key).");
-    outln!("Hooks:");
-    for line in session::hook_listing(&engine) {
-        outln!("{line}");
+    let is_text = args.format == Format::Text;
+    if is_text {
+        outln!("hookwire demo: a scripted session over {}", demo.display());
+        outln!("The model is a ScriptedModel (it replays a fixed script; no network, no API key).");
+        outln!("Hooks:");
+        for line in session::hook_listing(&engine) {
+            outln!("{line}");
+        }
     }
     let agent = Agent::builder()
         .id("demo")
@@ -213,6 +220,9 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
             return 2;
         }
     };
+    if !is_text {
+        return demo_json(&agent, &engine, &work, args.audit, private).await;
+    }
     outln!("── session demo-session in {}", work.display());
     let mut session = agent.session(SessionConfig::new("demo-session", &work)).await;
     session::watch(&mut session, true, args.audit);
@@ -248,6 +258,46 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
             metrics.skips
         );
     }
+    engine.shutdown().await;
+    drop(private);
+    code
+}
+
+/// The demo's session as one JSON object.
+async fn demo_json(
+    agent: &Agent,
+    engine: &hook_core::Engine,
+    work: &std::path::Path,
+    audit: Option<PathBuf>,
+    private: impl Sized,
+) -> u8 {
+    let mut session = agent.session(SessionConfig::new("demo-session", work)).await;
+    session::watch_printing(&mut session, true, audit, false);
+    let started = session.start_event().map(session::fired_json);
+    let result = session.send(USER_MESSAGE).await;
+    session.close().await;
+    let metrics: serde_json::Map<String, serde_json::Value> = engine
+        .metrics()
+        .into_iter()
+        .map(|(id, m)| {
+            let value = serde_json::json!({"executions": m.executions, "successes": m.successes, "failures": m.failures, "skips": m.skips});
+            (id.to_string(), value)
+        })
+        .collect();
+    let (code, turn) = match &result {
+        Ok(report) => (
+            0,
+            serde_json::json!({
+                "reply": report.reply,
+                "rounds": report.rounds,
+                "tools": report.tools.iter().map(|t| serde_json::json!({"name": t.name, "outcome": t.outcome})).collect::<Vec<_>>(),
+                "events": report.events.iter().map(session::fired_json).collect::<Vec<_>>(),
+                "notices": report.notices,
+            }),
+        ),
+        Err(e) => (1, serde_json::json!({"error": e.to_string()})),
+    };
+    outln!("{}", serde_json::json!({"user": USER_MESSAGE, "session_start": started, "turn": turn, "metrics": metrics}));
     engine.shutdown().await;
     drop(private);
     code

@@ -12,7 +12,7 @@ use hook_core::{
     trust::{FileTrustStore, ProjectReport, TrustStore, review},
 };
 
-use crate::discover;
+use crate::{Format, discover};
 
 #[derive(Debug, Args)]
 pub(crate) struct TrustArgs {
@@ -29,6 +29,16 @@ pub(crate) struct TrustArgs {
     /// The project directory (default: the nearest directory with `.hookwire/`, `.jcli/` or an
     /// agent's settings file such as `.claude/settings.json`).
     dir: Option<PathBuf>,
+    /// Output format. With `json`, trusting needs `--yes` (nothing is asked).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// A trust record as JSON: root, when, and each file with its hash.
+fn record_json(record: &hook_core::trust::TrustRecord) -> serde_json::Value {
+    let files: serde_json::Map<String, serde_json::Value> =
+        record.files.iter().map(|(file, hash)| (file.display().to_string(), hash.clone().into())).collect();
+    serde_json::json!({"root": record.root.display().to_string(), "trusted_at": record.trusted_at, "files": files})
 }
 
 pub(crate) fn run(args: TrustArgs) -> u8 {
@@ -45,6 +55,10 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
                 return 2;
             }
         };
+        if args.format == Format::Json {
+            outln!("{}", serde_json::Value::Array(records.iter().map(record_json).collect()));
+            return 0;
+        }
         for record in records {
             outln!("{}  (trusted {})", record.root.display(), record.trusted_at);
             for (file, hash) in &record.files {
@@ -62,6 +76,18 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
         );
         return 2;
     };
+    if args.revoke && args.format == Format::Json {
+        return match store.revoke(&root) {
+            Ok(revoked) => {
+                outln!("{}", serde_json::json!({"root": root.display().to_string(), "revoked": revoked}));
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        };
+    }
     if args.revoke {
         return match store.revoke(&root) {
             Ok(true) => {
@@ -85,6 +111,19 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
             return 2;
         }
     };
+    if args.format == Format::Json {
+        let record = report.record();
+        let mut out = record_json(&record);
+        out["recorded"] = args.yes.into();
+        if args.yes
+            && let Err(e) = store.put(record)
+        {
+            eprintln!("error: {e}");
+            return 2;
+        }
+        outln!("{out}");
+        return if args.yes { 0 } else { 1 };
+    }
     show(&report);
     if !args.yes {
         match ask(&report.root) {

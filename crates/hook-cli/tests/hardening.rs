@@ -284,3 +284,46 @@ fn an_oversized_context_is_refused_with_a_clear_error() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("over 64 MiB"), "{stderr}");
 }
+
+/// `demo` and `trust` print JSON too (the other printing commands are tested with their own).
+#[test]
+fn demo_and_trust_print_json() {
+    let dir = Dir::new("json");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hookwire"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("HOME", dir.path().join("home"))
+            .env("XDG_CONFIG_HOME", dir.path().join("home/.config"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let demo = run(&["demo", "--format", "json"]);
+    assert_eq!(demo.status.code(), Some(0), "{}", String::from_utf8_lossy(&demo.stderr));
+    let demo: serde_json::Value = serde_json::from_slice(&demo.stdout).expect("demo prints one JSON object");
+    assert!(demo["turn"]["reply"].as_str().is_some_and(|r| r.contains("Beijing")), "{demo}");
+    assert!(
+        demo["turn"]["events"].as_array().is_some_and(|e| e.iter().any(|e| e["event"] == "approve_tool")),
+        "{demo}"
+    );
+
+    fs::create_dir_all(dir.path().join("proj/.claude")).unwrap();
+    fs::write(
+        dir.path().join("proj/.claude/settings.json"),
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let shown = run(&["trust", "--format", "json", "proj"]);
+    assert_eq!(shown.status.code(), Some(1), "without --yes nothing is recorded");
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["recorded"], false);
+    assert!(shown["files"][".claude/settings.json"].as_str().is_some_and(|h| h.len() == 64), "{shown}");
+    assert_eq!(run(&["trust", "--format", "json", "--yes", "proj"]).status.code(), Some(0));
+    let list: serde_json::Value =
+        serde_json::from_slice(&run(&["trust", "--list", "--format", "json"]).stdout).unwrap();
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
+    let revoked: serde_json::Value =
+        serde_json::from_slice(&run(&["trust", "--revoke", "--format", "json", "proj"]).stdout).unwrap();
+    assert_eq!(revoked["revoked"], true);
+}
