@@ -607,3 +607,41 @@ fn a_429_with_retry_after_is_retried_and_a_silent_server_times_out() {
         both(&timed_out)
     );
 }
+
+/// On a terminal the reply streams: a tool call whose arguments arrive split across chunks is
+/// assembled and run, and the text that follows is printed as it arrives.
+#[test]
+fn on_a_terminal_a_streamed_tool_call_split_across_chunks_runs() {
+    use hook_llm::StreamChunk;
+    let first = |args: &str| json!({"tool_calls": [{"index": 0, "function": {"arguments": args}}]});
+    let server = ScriptedServer::start([
+        Reply::Stream(vec![
+            StreamChunk::Delta(json!({"role": "assistant", "content": ""})),
+            StreamChunk::Delta(json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                                                     "function": {"name": "Bash", "arguments": "{\"comm"}}]})),
+            StreamChunk::Delta(first("and\": \"touch str")),
+            StreamChunk::Delta(first("eamed\"}")),
+            StreamChunk::Finish("tool_calls".into()),
+        ]),
+        Reply::streamed_text(["stream", "ed and ", "done"]),
+    ])
+    .unwrap();
+    let sandbox = Sandbox::new();
+    let result = drive(
+        &sandbox,
+        &server,
+        &["--yes"],
+        json!([
+            {"expect": "> "},
+            {"send": "go\n"},
+            {"expect": "streamed and done"},
+            {"expect": "> "},
+            {"send": "\u{4}"},
+        ]),
+    );
+    let output = result["output"].as_str().unwrap();
+    assert_eq!(result["failed"], Value::Null, "{output}");
+    assert_eq!(result["exit_code"], 0, "{output}");
+    assert!(sandbox.path("work/streamed").exists(), "the assembled call did not run: {output}");
+    assert_eq!(server.requests()[0]["stream"], true, "the request asked for a stream");
+}
