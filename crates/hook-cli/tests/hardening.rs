@@ -31,6 +31,13 @@ impl Dir {
     fn path(&self) -> &Path {
         &self.0
     }
+
+    /// `hookwire ARGS` run in this directory, with its `home/` as HOME and no stdin.
+    fn hookwire(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
+        command.args(args).current_dir(self.path()).env("HOME", self.path().join("home")).stdin(Stdio::null());
+        command
+    }
 }
 
 impl Drop for Dir {
@@ -72,12 +79,9 @@ fn sigterm_and_sighup_take_down_a_descendant_that_left_its_hooks_process_group()
             "pre_tool_execution:\n  - name: escapee\n    timeout: 60\n    command: \"setsid sleep 300 & echo $! > escapee.pid; sleep 30\"\n",
         )
         .unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-            .args(["fire", "pre_tool_execution", "--no-default-config", "--config"])
+        let mut child = dir
+            .hookwire(&["fire", "pre_tool_execution", "--no-default-config", "--config"])
             .arg(&config)
-            .current_dir(dir.path())
-            .env("HOME", dir.path().join("home"))
-            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -119,14 +123,12 @@ fn a_model_registered_hook_cannot_read_hookwires_environment_through_proc() {
         Reply::Content("done".into()),
     ])
     .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-        .args(["chat", "-p", "go", "--yes", "--no-default-config", "--model", "scripted", "--base-url"])
+    let output = dir
+        .hookwire(&["chat", "-p", "go", "--yes", "--no-default-config", "--model", "scripted", "--base-url"])
         .arg(server.base_url())
         .current_dir(&work)
-        .env("HOME", dir.path().join("home"))
         .env("XDG_STATE_HOME", dir.path().join("home/.local/state"))
         .env("HOOKWIRE_TEST_SECRET", "s3cr3t-value")
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
@@ -168,13 +170,10 @@ for line in sys.stdin:
             .to_string(),
     )
     .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-        .args(["fire", "before_tool", "--no-default-config", "--format", "json", "--config"])
+    let output = dir
+        .hookwire(&["fire", "before_tool", "--no-default-config", "--format", "json", "--config"])
         .arg(&config)
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join("home"))
         .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
@@ -196,12 +195,9 @@ fn hook_text_reaches_the_terminal_escaped() {
         "pre_tool_execution:\n  - name: sneaky\n    command: \"printf '{\\\"action\\\": \\\"skip\\\", \\\"reason\\\": \\\"ok\\\\u001b[2J\\\\u001b]52;c;cHduZWQ=\\\\u0007\\\"}'\"\n",
     )
     .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-        .args(["fire", "pre_tool_execution", "--no-default-config", "--format", "text", "--config"])
+    let output = dir
+        .hookwire(&["fire", "pre_tool_execution", "--no-default-config", "--format", "text", "--config"])
         .arg(&config)
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join("home"))
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -244,12 +240,9 @@ while True:
     )
     .unwrap();
     let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-        .args(["fire", "before_tool", "--no-default-config", "--format", "json", "--config"])
+    let output = dir
+        .hookwire(&["fire", "before_tool", "--no-default-config", "--format", "json", "--config"])
         .arg(&config)
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join("home"))
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     let elapsed = started.elapsed();
@@ -272,14 +265,8 @@ fn an_oversized_context_is_refused_with_a_clear_error() {
     let file = fs::File::create(&big).unwrap();
     file.set_len((64 << 20) + 10).unwrap();
     drop(file);
-    let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-        .args(["fire", "pre_tool_execution", "--no-default-config", "--context"])
-        .arg(&big)
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join("home"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let output =
+        dir.hookwire(&["fire", "pre_tool_execution", "--no-default-config", "--context"]).arg(&big).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("over 64 MiB"), "{stderr}");
@@ -289,16 +276,8 @@ fn an_oversized_context_is_refused_with_a_clear_error() {
 #[test]
 fn demo_and_trust_print_json() {
     let dir = Dir::new("json");
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_hookwire"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("HOME", dir.path().join("home"))
-            .env("XDG_CONFIG_HOME", dir.path().join("home/.config"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
+    let run =
+        |args: &[&str]| dir.hookwire(args).env("XDG_CONFIG_HOME", dir.path().join("home/.config")).output().unwrap();
     let demo = run(&["demo", "--format", "json"]);
     assert_eq!(demo.status.code(), Some(0), "{}", String::from_utf8_lossy(&demo.stderr));
     let demo: serde_json::Value = serde_json::from_slice(&demo.stdout).expect("demo prints one JSON object");
