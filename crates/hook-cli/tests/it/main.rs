@@ -1,0 +1,13 @@
+//! Integration tests of `hook-cli`, all in one test binary (one link, one executable).
+
+mod bridge;
+mod chat;
+mod check;
+mod cli;
+mod daemon;
+mod demo;
+mod hardening;
+mod install;
+mod real_agents;
+mod telemetry;
+mod trust;

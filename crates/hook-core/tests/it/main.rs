@@ -1,0 +1,16 @@
+//! Integration tests of `hook-core`, all in one test binary (one link, one executable).
+
+mod alloc;
+mod chain;
+mod common;
+mod config_load;
+mod config_parse;
+mod config_support;
+mod deadlines;
+mod failures;
+mod filters;
+mod merge_laws;
+mod observers;
+mod registry;
+mod respond;
+mod trust;

@@ -1,0 +1,16 @@
+//! Integration tests of `hook-process`, all in one test binary (one link, one executable).
+
+mod approval;
+mod common;
+mod concurrency;
+mod crash_restart;
+mod flow;
+mod garbage_lines;
+mod handshake;
+mod invalid_output;
+mod long_line;
+mod notifications;
+mod rust_server;
+mod shutdown;
+mod stderr_log;
+mod weather_plugin;
