@@ -9,18 +9,17 @@ use std::{
     fs,
     io::{BufRead, BufReader, Read, Write},
     net::TcpListener,
+    ops::Deref,
     path::{Path, PathBuf},
     process::{Command, Stdio},
-    sync::{
-        OnceLock,
-        atomic::{AtomicUsize, Ordering},
-        mpsc,
-    },
+    sync::{OnceLock, mpsc},
     thread::JoinHandle,
     time::{Duration, Instant},
 };
 
 use serde_json::{Map, Value, json};
+
+use crate::common::Scratch;
 
 /// The longest any one bridge run may take before the test kills it and fails.
 const RUN_LIMIT: Duration = Duration::from_secs(30);
@@ -34,23 +33,24 @@ const PROMPT_ID: &str = "7d1e9a42-5c3b-4f08-a6e2-91b0c4d8f357";
 /// A temporary directory holding `project/` (the agent's session directory, with the fixture
 /// hooks in `.claude/hooks/`, `.gemini/hooks/` and `.codex/hooks/`), `home/` (a fresh `HOME`),
 /// `run/` (`XDG_RUNTIME_DIR`, where hookwire keeps its state) and the agent settings files.
-struct Sandbox {
-    root: PathBuf,
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-bridge-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
+        let scratch = Scratch::new("bridge");
+        let root = scratch.root().to_path_buf();
         for dir in ["project", "home", "run", "settings"] {
             fs::create_dir_all(root.join(dir)).unwrap();
         }
-        let sandbox = Sandbox { root };
+        let sandbox = Sandbox(scratch);
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bridge");
         for agent_dir in [".claude", ".gemini", ".codex"] {
             let hooks = sandbox.project().join(agent_dir).join("hooks");
@@ -66,7 +66,7 @@ impl Sandbox {
     }
 
     fn project(&self) -> PathBuf {
-        self.root.join("project")
+        self.root().join("project")
     }
 
     /// The project directory as the agents write it in `cwd` and `CLAUDE_PROJECT_DIR`.
@@ -88,13 +88,6 @@ impl Sandbox {
         self.read_project_file(".claude/answer.log").unwrap_or_default().lines().map(str::to_owned).collect()
     }
 
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.root.join(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
-    }
-
     /// An agent settings file (for `--settings`), outside the project.
     fn settings(&self, name: &str, settings: &Value) -> PathBuf {
         self.write(&format!("settings/{name}"), &serde_json::to_string_pretty(settings).unwrap())
@@ -114,9 +107,9 @@ impl Sandbox {
             .current_dir(self.project())
             .env_clear()
             .env("PATH", path)
-            .env("HOME", self.root.join("home"))
-            .env("XDG_CONFIG_HOME", self.root.join("home/.config"))
-            .env("XDG_RUNTIME_DIR", self.root.join("run"))
+            .env("HOME", self.root().join("home"))
+            .env("XDG_CONFIG_HOME", self.root().join("home/.config"))
+            .env("XDG_RUNTIME_DIR", self.root().join("run"))
             .env("TMPDIR", std::env::temp_dir())
             .env("LANG", "C.UTF-8")
             .env("CLAUDE_PROJECT_DIR", self.project());
@@ -177,12 +170,6 @@ impl Sandbox {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
             elapsed: started.elapsed(),
         }
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
     }
 }
 
@@ -338,7 +325,7 @@ fn claude_common(sandbox: &Sandbox, event: &str) -> Map<String, Value> {
     let project = sandbox.project_str();
     let transcript = format!(
         "{}/.claude/projects/{}/{SESSION_ID}.jsonl",
-        sandbox.root.join("home").display(),
+        sandbox.root().join("home").display(),
         project.replace('/', "-")
     );
     let mut input = Map::new();
@@ -435,7 +422,7 @@ fn claude_notification(sandbox: &Sandbox) -> Value {
 fn gemini_before_tool(sandbox: &Sandbox, tool_name: &str, tool_input: Value) -> Value {
     json!({
         "session_id": SESSION_ID,
-        "transcript_path": sandbox.root.join("home/.gemini/tmp/chats/session.json"),
+        "transcript_path": sandbox.root().join("home/.gemini/tmp/chats/session.json"),
         "cwd": sandbox.project_str(),
         "hook_event_name": "BeforeTool",
         "timestamp": "2026-11-26T05:33:53.123Z",
@@ -858,7 +845,7 @@ fn relative_command_runs_from_the_project_directory() {
     );
     // The bridge runs from elsewhere; the hooks still run in CLAUDE_PROJECT_DIR.
     let mut bridge = sandbox.command("claude", &[&settings]);
-    bridge.current_dir(sandbox.root.join("home"));
+    bridge.current_dir(sandbox.root().join("home"));
     let run = sandbox.hook_raw(bridge, &stdin_line(&claude_bash(&sandbox, "ls")));
     let project = fs::canonicalize(sandbox.project()).unwrap();
     assert_eq!(run.deny_reason(), format!("ran in {}", project.display()));
@@ -1790,7 +1777,7 @@ fn more_answer_forms_of_claude_code() {
 #[test]
 fn settings_that_do_not_load_fail_closed_on_blocking_events() {
     let sandbox = Sandbox::new();
-    let missing = sandbox.root.join("settings/does-not-exist.json");
+    let missing = sandbox.root().join("settings/does-not-exist.json");
     let run = sandbox.hook("claude", &[&missing], &claude_bash(&sandbox, "ls"));
     assert!(run.deny_reason().contains("does-not-exist.json"), "{}", run.describe());
 

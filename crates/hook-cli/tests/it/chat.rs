@@ -7,9 +7,9 @@
 
 use std::{
     fs,
+    ops::Deref,
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
     time::{Duration, Instant},
 };
 
@@ -17,38 +17,26 @@ use hook_llm::{Reply, ScriptedServer};
 use hook_protocol::ToolCall;
 use serde_json::{Value, json};
 
+use crate::common::{Scratch, both, python, stderr, stdout};
+
 /// The model-facing text of a call nobody approved (agent_loop::DENIED_NOT_APPROVED).
 const NOT_APPROVED: &str = "Tool execution denied: this tool needs approval";
 
-/// A temporary home: `HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` point inside it, so no
-/// real configuration leaks in and sessions are saved there.
-struct Sandbox {
-    root: PathBuf,
+/// A scratch home and work area: `HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` point inside it,
+/// so no real configuration leaks in and sessions are saved there.
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-chat-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("home")).unwrap();
-        fs::create_dir_all(root.join("work")).unwrap();
-        Sandbox { root }
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.path(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
+        Sandbox(Scratch::new("chat"))
     }
 
     fn env(&self) -> Vec<(&'static str, PathBuf)> {
@@ -60,17 +48,7 @@ impl Sandbox {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
-        command
-            .args(args)
-            .current_dir(self.path("work"))
-            .envs(self.env())
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("HOOKWIRE_MODEL")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null());
-        command
+        self.hookwire("work", args)
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -83,30 +61,6 @@ impl Sandbox {
         let base = ["chat", "-p", prompt, "--base-url", &base_url, "--model", "scripted", "--no-default-config"];
         self.run(&[&base[..], extra].concat())
     }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
-    }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn both(output: &Output) -> String {
-    format!("stdout:\n{}\nstderr:\n{}", stdout(output), stderr(output))
-}
-
-/// The real Python interpreter (the `python3` on PATH may be a slow version-manager shim).
-fn python() -> String {
-    let output = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 fn fixture(name: &str) -> PathBuf {

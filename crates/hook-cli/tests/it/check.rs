@@ -3,74 +3,36 @@
 //! fail open, PicoClaw syntax errors; and a process hook's hello refusal reaching the terminal
 //! with its control characters escaped.
 
-use std::{
-    fs,
-    path::{Path, PathBuf},
-    process::{Command, Output},
-    sync::atomic::{AtomicUsize, Ordering},
-};
+use std::{ops::Deref, process::Output};
 
 use serde_json::Value;
 
-/// A temporary home and working directory; no real configuration leaks in.
-struct Sandbox {
-    root: PathBuf,
+use crate::common::{Scratch, chmod, json_stdout, stdout};
+
+/// A scratch home and working directory; no real configuration leaks in.
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-check-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("home")).unwrap();
-        fs::create_dir_all(root.join("work")).unwrap();
-        Sandbox { root }
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.root.join(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn chmod(path: &Path, mode: u32) {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+        Sandbox(Scratch::new("check-test"))
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_hookwire"))
-            .args(args)
-            .current_dir(self.root.join("work"))
-            .env("HOME", self.root.join("home"))
-            .env("XDG_CONFIG_HOME", self.root.join("home/.config"))
-            .env("XDG_STATE_HOME", self.root.join("home/.state"))
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("HOOKWIRE_MODEL")
-            .env_remove("RUST_LOG")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
+        self.hookwire("work", args).output().unwrap()
     }
 
     fn check(&self, config: &str) -> (String, Value) {
         let text = self.run(&["check", "--no-default-config", "--config", config]);
         let json = self.run(&["check", "--no-default-config", "--config", config, "--format", "json"]);
-        let value = serde_json::from_slice(&json.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&json.stdout)));
-        (String::from_utf8_lossy(&text.stdout).into_owned(), value)
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
+        (stdout(&text), json_stdout(&json))
     }
 }
 
@@ -143,9 +105,9 @@ fn unknown_placeholders_in_llm_prompts_are_warned_about() {
 fn missing_and_non_executable_scripts_are_warned_about() {
     let sandbox = Sandbox::new();
     let plain = sandbox.write("work/scripts/plain.sh", "#!/bin/sh\necho '{}'\n");
-    Sandbox::chmod(&plain, 0o644);
+    chmod(&plain, 0o644);
     let fine = sandbox.write("work/scripts/fine.sh", "#!/bin/sh\necho '{}'\n");
-    Sandbox::chmod(&fine, 0o755);
+    chmod(&fine, 0o755);
     sandbox.write(
         "work/hooks.yaml",
         "stop:\n  - name: missing\n    command: ./scripts/gone.sh --flag\n  - name: plain\n    command: FOO=1 ./scripts/plain.sh\n  - name: fine\n    command: ./scripts/fine.sh\n  - name: on-path\n    command: echo '{}'\n",

@@ -5,63 +5,35 @@
 use std::{
     fs,
     io::Write,
+    ops::Deref,
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
 };
 
 use hook_llm::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
-/// A temporary home: `HOME` and `XDG_CONFIG_HOME` point inside it, so no real configuration leaks in.
-struct Sandbox {
-    root: PathBuf,
+use crate::common::{Scratch, json_stdout, python, stderr, stdout};
+
+/// A scratch home and work area: `HOME` and `XDG_CONFIG_HOME` point inside it, so no real
+/// configuration leaks in.
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-cli-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("home")).unwrap();
-        fs::create_dir_all(root.join("work")).unwrap();
-        Sandbox { root }
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.path(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn write_script(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.write(relative, text);
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-        path
+        Sandbox(Scratch::new("cli"))
     }
 
     fn command(&self, cwd: &str, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
-        command
-            .args(args)
-            .current_dir(self.path(cwd))
-            .env("HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("home/.config"))
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("HOOKWIRE_MODEL")
-            .env_remove("RUST_LOG");
-        command
+        self.hookwire(cwd, args)
     }
 
     fn run(&self, cwd: &str, args: &[&str]) -> Output {
@@ -82,33 +54,8 @@ impl Sandbox {
 
     /// Replaces the sandbox path with `[SANDBOX]` so snapshots are stable.
     fn redact(&self, text: &str) -> String {
-        text.replace(&self.root.display().to_string(), "[SANDBOX]")
+        text.replace(&self.root().display().to_string(), "[SANDBOX]")
     }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
-    }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json_stdout(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", stdout(output), stderr(output)))
-}
-
-/// The real Python interpreter (the `python3` on PATH may be a slow version-manager shim).
-fn python() -> String {
-    let output = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 fn repo_file(relative: &str) -> PathBuf {

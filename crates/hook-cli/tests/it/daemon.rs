@@ -7,16 +7,18 @@ use std::{
     collections::BTreeSet,
     fs,
     io::{BufRead, BufReader, Write},
+    ops::Deref,
     os::unix::{fs::PermissionsExt, net::UnixStream},
     path::{Path, PathBuf},
     process::{Child, Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
     thread,
     time::{Duration, Instant},
 };
 
 use hook_protocol::daemon::{BridgeResult, CheckResult, FireResult, StatsResult};
 use serde_json::{Value, json};
+
+use crate::common::{Scratch, python};
 
 /// How long any wait of these tests may last before it fails.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -27,24 +29,25 @@ const PATIENCE: Duration = Duration::from_secs(10);
 /// `project/` (the agent's directory, a project with a `.hookwire/` marker), `home/`, `run/`
 /// (`XDG_RUNTIME_DIR`), and `conf/` with the hook configuration: `picoclaw.json` (the counter
 /// process hook) and `settings.json` (Claude Code command hooks).
-struct Sandbox {
-    root: PathBuf,
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-daemon-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
+        let scratch = Scratch::new("daemon");
+        let root = scratch.root().to_path_buf();
         for dir in ["project/.hookwire", "home", "run", "conf"] {
             fs::create_dir_all(root.join(dir)).unwrap();
         }
         fs::set_permissions(root.join("run"), fs::Permissions::from_mode(0o700)).unwrap();
-        let sandbox = Sandbox { root };
+        let sandbox = Sandbox(scratch);
         let counter = fixture("counter.py");
         sandbox.write(
             "conf/picoclaw.json",
@@ -59,19 +62,8 @@ impl Sandbox {
         sandbox
     }
 
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-
     fn project(&self) -> PathBuf {
         self.path("project")
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.path(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
     }
 
     /// Claude Code settings: context `text` on every prompt; on SessionStart, a hook that writes
@@ -189,7 +181,6 @@ impl Drop for Sandbox {
         for pid in self.hook_pids() {
             kill(pid, nix::sys::signal::Signal::SIGKILL);
         }
-        let _ = fs::remove_dir_all(&self.root);
     }
 }
 
@@ -216,11 +207,6 @@ impl Answer {
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/daemon").join(name)
-}
-
-fn python() -> String {
-    let output = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 /// A Claude Code hook input of `event` with `fields`, as the agent writes it.

@@ -3,9 +3,8 @@
 
 use std::{
     fs,
-    path::{Path, PathBuf},
+    path::Path,
     process::{Command, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
     time::{Duration, Instant},
 };
 
@@ -13,36 +12,23 @@ use hook_llm::{Reply, ScriptedServer};
 use hook_protocol::ToolCall;
 use serde_json::json;
 
-struct Dir(PathBuf);
+use crate::common::Scratch;
+
+/// A scratch directory the tests run `hookwire` in.
+struct Dir(Scratch);
 
 impl Dir {
     fn new(tag: &str) -> Dir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "hookwire-signals-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(path.join("home")).unwrap();
-        Dir(path)
+        Dir(Scratch::new(&format!("signals-{tag}")))
     }
 
     fn path(&self) -> &Path {
-        &self.0
+        self.0.root()
     }
 
     /// `hookwire ARGS` run in this directory, with its `home/` as HOME and no stdin.
     fn hookwire(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
-        command.args(args).current_dir(self.path()).env("HOME", self.path().join("home")).stdin(Stdio::null());
-        command
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
+        self.0.hookwire(".", args)
     }
 }
 

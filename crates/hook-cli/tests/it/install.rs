@@ -3,44 +3,39 @@
 
 use std::{
     fs,
+    ops::Deref,
     path::{Path, PathBuf},
     process::{Command, Output},
-    sync::atomic::{AtomicUsize, Ordering},
 };
 
 use hook_protocol::Agent;
 use serde_json::Value;
 
+use crate::common::{Scratch, stdout};
+
 /// `project/` (with a `.hookwire/` marker) and `home/`.
-struct Sandbox {
-    root: PathBuf,
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-install-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("project/.hookwire")).unwrap();
-        fs::create_dir_all(root.join("home")).unwrap();
-        Sandbox { root }
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
+        let scratch = Scratch::new("install");
+        fs::create_dir_all(scratch.path("project/.hookwire")).unwrap();
+        Sandbox(scratch)
     }
 
     /// Copies fixture `name` to `relative`; returns its text.
     fn copy_fixture(&self, name: &str, relative: &str) -> String {
         let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/install").join(name))
             .unwrap();
-        let path = self.path(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, &text).unwrap();
+        self.write(relative, &text);
         text
     }
 
@@ -48,10 +43,11 @@ impl Sandbox {
         fs::read_to_string(self.path(relative)).unwrap()
     }
 
-    fn hookwire(&self, args: &[&str]) -> Output {
-        let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
-            .args(args)
-            .current_dir(self.path("project"))
+    /// `hookwire ARGS` in `project/` with nothing of this process's environment but `PATH`;
+    /// it must succeed.
+    fn run(&self, args: &[&str]) -> Output {
+        let output = self
+            .hookwire("project", args)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.path("home"))
@@ -74,16 +70,6 @@ impl Sandbox {
         found.sort();
         found
     }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
-    }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// The command `install` writes.
@@ -133,7 +119,7 @@ fn claude_project_install_is_idempotent_and_uninstall_restores_the_file() {
     let file = "project/.claude/settings.json";
     let original = sandbox.copy_fixture("claude_settings.json", file);
 
-    let first = sandbox.hookwire(&["install", "claude"]);
+    let first = sandbox.run(&["install", "claude"]);
     let installed = sandbox.read(file);
     assert_kept(&original, &installed);
     assert_installed(&installed, Agent::Claude, 600);
@@ -147,15 +133,15 @@ fn claude_project_install_is_idempotent_and_uninstall_restores_the_file() {
     assert_eq!(backups.len(), 1, "{backups:?}");
     assert_eq!(fs::read_to_string(&backups[0]).unwrap(), original);
 
-    let second = sandbox.hookwire(&["install", "claude"]);
+    let second = sandbox.run(&["install", "claude"]);
     assert!(stdout(&second).contains("nothing to change"), "{}", stdout(&second));
     assert_eq!(sandbox.read(file), installed);
     assert_eq!(sandbox.backups(file).len(), 1, "no change, no backup");
 
-    let removed = sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    let removed = sandbox.run(&["install", "claude", "--uninstall"]);
     assert!(stdout(&removed).contains("removed"), "{}", stdout(&removed));
     assert_eq!(sandbox.read(file), original, "uninstall removes exactly what install added");
-    let again = sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    let again = sandbox.run(&["install", "claude", "--uninstall"]);
     assert!(stdout(&again).contains("nothing to change"), "{}", stdout(&again));
 }
 
@@ -164,14 +150,14 @@ fn gemini_user_install_writes_milliseconds_and_keeps_the_users_hooks() {
     let sandbox = Sandbox::new();
     let file = "home/.gemini/settings.json";
     let original = sandbox.copy_fixture("gemini_settings.json", file);
-    sandbox.hookwire(&["install", "gemini", "--user"]);
+    sandbox.run(&["install", "gemini", "--user"]);
     let installed = sandbox.read(file);
     assert_kept(&original, &installed);
     assert_installed(&installed, Agent::Gemini, 600_000);
     let settings: Value = serde_json::from_str(&installed).unwrap();
     assert_eq!(settings["hooks"]["BeforeTool"][1]["hooks"][0]["name"], "hookwire");
     assert!(!sandbox.path("project/.gemini").exists(), "--user leaves the project alone");
-    sandbox.hookwire(&["install", "gemini", "--user", "--uninstall"]);
+    sandbox.run(&["install", "gemini", "--user", "--uninstall"]);
     assert_eq!(sandbox.read(file), original);
 }
 
@@ -180,7 +166,7 @@ fn dry_run_shows_the_change_and_writes_nothing() {
     let sandbox = Sandbox::new();
     let file = "project/.codex/hooks.json";
     let original = sandbox.copy_fixture("codex_hooks.json", file);
-    let dry = sandbox.hookwire(&["install", "codex", "--dry-run"]);
+    let dry = sandbox.run(&["install", "codex", "--dry-run"]);
     assert!(
         stdout(&dry).contains(&format!("+                        \"command\": \"{}\",", bridge("codex"))),
         "{}",
@@ -191,11 +177,11 @@ fn dry_run_shows_the_change_and_writes_nothing() {
     assert!(sandbox.backups(file).is_empty());
 
     // For real: the file keeps its 4-space indentation.
-    sandbox.hookwire(&["install", "codex"]);
+    sandbox.run(&["install", "codex"]);
     let installed = sandbox.read(file);
     assert_kept(&original, &installed);
     assert_installed(&installed, Agent::Codex, 600);
-    let dry_uninstall = sandbox.hookwire(&["install", "codex", "--uninstall", "--dry-run"]);
+    let dry_uninstall = sandbox.run(&["install", "codex", "--uninstall", "--dry-run"]);
     assert!(stdout(&dry_uninstall).contains("-"), "{}", stdout(&dry_uninstall));
     assert_eq!(sandbox.read(file), installed);
 }
@@ -204,11 +190,11 @@ fn dry_run_shows_the_change_and_writes_nothing() {
 fn a_missing_file_is_created_and_a_users_own_bridge_entry_counts() {
     let sandbox = Sandbox::new();
     let file = "project/.claude/settings.json";
-    sandbox.hookwire(&["install", "claude"]);
+    sandbox.run(&["install", "claude"]);
     let created = sandbox.read(file);
     assert_installed(&created, Agent::Claude, 600);
     assert!(sandbox.backups(file).is_empty(), "there was nothing to back up");
-    sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    sandbox.run(&["install", "claude", "--uninstall"]);
     assert_eq!(serde_json::from_str::<Value>(&sandbox.read(file)).unwrap(), serde_json::json!({}));
 
     // An entry the user wrote that runs the bridge with options of its own stands for ours on
@@ -216,11 +202,11 @@ fn a_missing_file_is_created_and_a_users_own_bridge_entry_counts() {
     let own =
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "hookwire hook claude --no-daemon"}]}]}}"#;
     fs::write(sandbox.path(file), own).unwrap();
-    sandbox.hookwire(&["install", "claude"]);
+    sandbox.run(&["install", "claude"]);
     let settings: Value = serde_json::from_str(&sandbox.read(file)).unwrap();
     assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
     assert_eq!(settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"], bridge("claude").as_str());
-    sandbox.hookwire(&["install", "claude", "--uninstall"]);
+    sandbox.run(&["install", "claude", "--uninstall"]);
     assert_eq!(sandbox.read(file), own);
 }
 
@@ -228,7 +214,7 @@ fn a_missing_file_is_created_and_a_users_own_bridge_entry_counts() {
 fn an_installed_claude_file_loads_and_the_bridge_does_not_run_itself() {
     let sandbox = Sandbox::new();
     sandbox.copy_fixture("claude_settings.json", "project/.claude/settings.json");
-    sandbox.hookwire(&["install", "claude"]);
+    sandbox.run(&["install", "claude"]);
     let settings = sandbox.path("project/.claude/settings.json");
     let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
         .args(["check", "--no-default-config", "--format", "json", "--config"])

@@ -4,6 +4,7 @@ mod bridge;
 mod chat;
 mod check;
 mod cli;
+mod common;
 mod daemon;
 mod demo;
 mod hardening;

@@ -5,18 +5,18 @@ use std::{
     fs,
     io::{BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
+    ops::Deref,
     os::unix::{fs::PermissionsExt, net::UnixStream},
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::{Arc, Mutex},
     thread,
     time::{Duration, Instant},
 };
 
 use serde_json::json;
+
+use crate::common::Scratch;
 
 /// How long any wait of these tests may last before it fails.
 const PATIENCE: Duration = Duration::from_secs(15);
@@ -121,30 +121,31 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 }
 
 /// A directory with a bash hook configuration (`guard.yaml`), a `home/` and a `run/`.
-struct Sandbox {
-    root: PathBuf,
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-telemetry-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
+        let scratch = Scratch::new("telemetry");
+        let root = scratch.root().to_path_buf();
         for dir in ["project/.hookwire", "home", "run"] {
             fs::create_dir_all(root.join(dir)).unwrap();
         }
         fs::set_permissions(root.join("run"), fs::Permissions::from_mode(0o700)).unwrap();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/telemetry/guard.yaml");
         fs::copy(fixture, root.join("guard.yaml")).unwrap();
-        Sandbox { root }
+        Sandbox(scratch)
     }
 
     fn config(&self) -> String {
-        self.root.join("guard.yaml").display().to_string()
+        self.root().join("guard.yaml").display().to_string()
     }
 
     /// `hookwire ARGS` in the project, with the sandbox's environment and `env` only.
@@ -152,12 +153,12 @@ impl Sandbox {
         let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
         command
             .args(args)
-            .current_dir(self.root.join("project"))
+            .current_dir(self.root().join("project"))
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.root.join("home"))
-            .env("XDG_CONFIG_HOME", self.root.join("home/.config"))
-            .env("XDG_RUNTIME_DIR", self.root.join("run"))
+            .env("HOME", self.root().join("home"))
+            .env("XDG_CONFIG_HOME", self.root().join("home/.config"))
+            .env("XDG_RUNTIME_DIR", self.root().join("run"))
             .env("HOOKWIRE_IDLE_TIMEOUT", "30");
         for (name, value) in env {
             command.env(name, value);
@@ -182,12 +183,6 @@ impl Sandbox {
         child.stdin.take().unwrap().write_all(context.to_string().as_bytes()).unwrap();
         let output = child.wait_with_output().unwrap();
         (output, started.elapsed())
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
     }
 }
 

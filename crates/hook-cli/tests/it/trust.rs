@@ -4,58 +4,37 @@
 
 use std::{
     fs,
-    os::unix::fs::PermissionsExt,
+    ops::Deref,
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
+    process::Output,
     time::{Duration, Instant},
 };
 
-use serde_json::Value;
+use crate::common::{Scratch, json_stdout, stderr, stdout};
 
-/// A temporary home (`HOME`, `XDG_CONFIG_HOME`) and work area.
-struct Sandbox {
-    root: PathBuf,
+/// A scratch home (`HOME`, `XDG_CONFIG_HOME`) and work area.
+struct Sandbox(Scratch);
+
+impl Deref for Sandbox {
+    type Target = Scratch;
+
+    fn deref(&self) -> &Scratch {
+        &self.0
+    }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "hookwire-trust-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("home")).unwrap();
-        fs::create_dir_all(root.join("work")).unwrap();
-        Sandbox { root: root.canonicalize().unwrap() }
+        Sandbox(Scratch::new("trust"))
     }
 
-    fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-
+    /// Every file written here is executable: most are hook scripts.
     fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.path(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-        path
+        self.write_script(relative, text)
     }
 
     fn run(&self, cwd: &str, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_hookwire"))
-            .args(args)
-            .current_dir(self.path(cwd))
-            .env("HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("home/.config"))
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        self.hookwire(cwd, args).output().unwrap()
     }
 
     /// `hookwire trust --yes` in `cwd`, which must succeed.
@@ -70,25 +49,6 @@ impl Sandbox {
     fn marking_script(&self, marker: &str) -> String {
         format!("#!/bin/sh\ncat >/dev/null\ntouch '{}'\necho '{{}}'\n", self.path(marker).display())
     }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
-    }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", stdout(output), stderr(output)))
 }
 
 /// Item 1: a trusted `./scripts/guard.sh` run from `vendor/dep/` must run the project's
@@ -263,7 +223,7 @@ fn a_script_edited_after_the_check_does_not_run() {
     sandbox.trust("work/proj");
 
     let output = sandbox.run("work/proj", &["fire", "stop", "--format", "json"]);
-    let outcome = json(&output);
+    let outcome = json_stdout(&output);
     assert!(!sandbox.path("edited-ran").exists(), "the edited script ran:\n{outcome:#}");
     let trace = outcome["trace"].as_array().expect("trace");
     let second = trace.iter().find(|entry| entry["id"] == "project:second:stop").expect("second hook traced");
@@ -312,7 +272,7 @@ for line in sys.stdin:
     );
     let output = sandbox
         .run("work/proj", &["fire", "pre_tool_execution", "--format", "json", "--config", linger.to_str().unwrap()]);
-    let outcome = json(&output);
+    let outcome = json_stdout(&output);
     assert!(!sandbox.path("edited-plugin-ran").exists(), "the edited plugin was restarted:\n{}", stderr(&output));
     let plug = outcome["trace"].as_array().into_iter().flatten().find(|e| e["id"] == "project:plug:pre_tool_execution");
     let error = plug.and_then(|e| e["error"].as_str()).unwrap_or_default();
