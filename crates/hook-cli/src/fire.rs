@@ -184,10 +184,11 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
             return 1;
         }
     };
-    let engine = match engine::start(&args.config, args.base_url.as_deref(), args.model.as_deref()).await {
-        Ok((engine, _)) => engine,
+    let host = match engine::start(&args.config, args.base_url.as_deref(), args.model.as_deref()).await {
+        Ok(host) => host,
         Err(code) => return code,
     };
+    let engine = host.engine();
     let started = telemetry::started();
     let outcome = engine.fire(event, &mut context).await;
     telemetry::record(started, &outcome, &context);
@@ -202,6 +203,6 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
         Format::Text => print_text(&outcome, &json),
     }
     // The outcome is out before the hooks are taken down.
-    engine::shutdown_one_shot(&engine).await;
+    engine::shutdown_one_shot(engine).await;
     if args.exit_code { decision_code(outcome.decision) } else { 0 }
 }

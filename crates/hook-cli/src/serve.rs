@@ -21,11 +21,10 @@ use std::{
 
 use clap::Args;
 use hook_core::{
-    Context, Engine, Event, HookDefinition, HookSpec, Level,
+    Context, Event, HookSpec,
     agent::{BridgeAnswer, context_from_input, failure_answer},
-    config::ConfigSource,
-    trust::{FileTrustStore, TrustStore, scripts_of},
 };
+use hook_host::{Host, Refresh};
 use hook_protocol::{
     Agent,
     daemon::{
@@ -43,10 +42,8 @@ use tokio::{
 
 use crate::{
     daemon::{self, DaemonPaths},
-    discover,
-    engine::{self, LoadedConfig},
     fire,
-    hook::{self, fire_bridge, is_relevant, load_problem, no_decision, notes_of, refuse, with_notes},
+    hook::{self, fire_bridge, is_relevant, no_decision, notes_of, refuse, with_notes},
 };
 
 /// The default idle period before the daemon exits.
@@ -127,48 +124,6 @@ impl Log {
 }
 
 // ----------------------------------------------------------------------------------------------
-// Watching files.
-
-/// What a file looked like: enough to see any edit, even one that keeps the size.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Stamp {
-    path: PathBuf,
-    seen: Option<(i64, i64, u64, u64, i64, i64)>,
-}
-
-fn stamp(path: &Path) -> Stamp {
-    let seen =
-        fs::metadata(path).ok().map(|m| (m.mtime(), m.mtime_nsec(), m.size(), m.ino(), m.ctime(), m.ctime_nsec()));
-    Stamp { path: path.to_path_buf(), seen }
-}
-
-/// Stamps of `paths`, and of everything under those that are directories (hook directories).
-fn stamps(paths: &[PathBuf]) -> Vec<Stamp> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<Stamp>) {
-        let Ok(entries) = fs::read_dir(dir) else { return };
-        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for path in paths {
-            if out.len() > 4096 {
-                return;
-            }
-            out.push(stamp(&path));
-            if depth > 0 && path.is_dir() {
-                walk(&path, depth - 1, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for path in paths {
-        out.push(stamp(path));
-        if path.is_dir() {
-            walk(path, 3, &mut out);
-        }
-    }
-    out
-}
-
-// ----------------------------------------------------------------------------------------------
 // One configuration and its engine.
 
 /// What callers of one configuration see; replaced whole on each read.
@@ -187,14 +142,6 @@ struct View {
     read_at: Option<String>,
 }
 
-/// What the last read watched.
-#[derive(Debug, Default)]
-struct Watched {
-    /// Files found at the last read beyond the sources: scripts and trusted files.
-    extra: Vec<PathBuf>,
-    stamps: Vec<Stamp>,
-}
-
 /// Why a configuration is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Trigger {
@@ -206,23 +153,40 @@ enum Trigger {
     Request,
 }
 
-/// One configuration callers named, with its engine.
+/// One configuration callers named, with its host: the engine, and the files it watches.
 #[derive(Debug)]
 struct Served {
     selection: Selection,
-    engine: Engine,
-    loading: tokio::sync::Mutex<Watched>,
+    host: Host,
+    /// Held while a read and the view it gives are made, so views are written in read order.
+    loading: tokio::sync::Mutex<()>,
     view: RwLock<Arc<View>>,
 }
 
 impl Served {
-    fn new(selection: Selection) -> Served {
+    /// The configuration of `selection` in the project `root`: the bridge's sources for an
+    /// agent (without that agent's own settings files, plus its `--settings` files), else
+    /// `fire`'s.
+    fn new(selection: Selection, root: &Path) -> Served {
         let project_dir =
             selection.agent.and_then(|agent| hook::project_dir_in(agent, |name| selection.env.get(name).cloned()));
+        let mut builder = Host::builder()
+            .project_dir(root)
+            .no_default_config(selection.no_default_config)
+            .command_project_dir(project_dir);
+        for config in &selection.configs {
+            builder = builder.extra_config(config);
+        }
+        if let Some(agent) = selection.agent {
+            builder = builder.skip_agent_files(agent);
+            for settings in &selection.settings {
+                builder = builder.agent_settings(agent, settings);
+            }
+        }
         Served {
-            engine: engine::engine_for(engine::lazy_model(None, None), project_dir),
+            host: builder.build(),
             selection,
-            loading: tokio::sync::Mutex::new(Watched::default()),
+            loading: tokio::sync::Mutex::new(()),
             view: RwLock::new(Arc::new(View::default())),
         }
     }
@@ -244,108 +208,39 @@ impl Served {
         words.join(" ")
     }
 
-    fn sources(&self, root: &Path) -> Result<Vec<ConfigSource>, String> {
-        let s = &self.selection;
-        match s.agent {
-            Some(agent) => hook::bridge_sources(agent, &s.settings, &s.configs, s.no_default_config, root),
-            None => Ok(discover::discover(&s.configs, s.no_default_config, root).sources),
-        }
-    }
-
-    /// What is watched whatever was read: the sources, the named files (existing or not) and
-    /// the trust store.
-    fn base_paths(&self, root: &Path) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self.sources(root).unwrap_or_default().into_iter().map(|s| s.path).collect();
-        paths.extend(self.selection.settings.iter().cloned());
-        paths.extend(self.selection.configs.iter().cloned());
-        paths.extend(discover::trust_store_path());
-        paths
-    }
-
-    fn read(&self, root: &Path) -> Result<LoadedConfig, String> {
-        let s = &self.selection;
-        match s.agent {
-            Some(agent) => hook::load_bridge(agent, &s.settings, &s.configs, s.no_default_config, root),
-            None => {
-                let mut loaded = engine::load_sources(&self.sources(root)?);
-                loaded.errors.splice(0..0, engine::missing_configs(&s.configs, root));
-                Ok(loaded)
-            }
-        }
-    }
-
     /// Reads the configuration (when `trigger` calls for it) and mounts what changed; a
     /// configuration with errors leaves the mounted hooks as they are.
     async fn refresh(&self, daemon: &Daemon, trigger: Trigger) -> ReloadStatus {
-        let mut watched = self.loading.lock().await;
+        let _loading = self.loading.lock().await;
         let mut status = ReloadStatus { selection: self.selection.clone(), ..ReloadStatus::default() };
         let old = self.view();
-        // Another call may have mounted the hooks while this one waited for the lock.
-        if trigger == Trigger::Call && old.mounted.is_some() {
-            return status;
-        }
-        let mut watch_list = self.base_paths(&daemon.root);
-        watch_list.extend(watched.extra.iter().cloned());
-        let before = stamps(&watch_list);
-        if trigger == Trigger::Poll && (old.read_at.is_none() || before == watched.stamps) {
-            return status;
-        }
-        let read = self.read(&daemon.root);
-        let extra = match &read {
-            Ok(loaded) => extra_paths(&loaded.specs, &daemon.root),
-            Err(_) => Vec::new(),
+        let when = match trigger {
+            // Another call may have mounted the hooks while this one waited.
+            Trigger::Call => Refresh::IfUnmounted,
+            Trigger::Poll => Refresh::IfChanged,
+            Trigger::Request => Refresh::Always,
         };
-        watched.stamps = if extra == watched.extra {
-            before
-        } else {
-            let mut list = self.base_paths(&daemon.root);
-            list.extend(extra.iter().cloned());
-            stamps(&list)
-        };
-        watched.extra = extra;
-
+        let Some(reload) = self.host.refresh(when).await else { return status };
+        status.changed = reload.changed;
         let mut view = View {
-            mounted: old.mounted.clone(),
+            mounted: reload.mounted.clone(),
             reloads: old.reloads + u64::from(old.read_at.is_some()),
             read_at: Some(utc_stamp(SystemTime::now())),
+            errors: reload.errors(),
             ..View::default()
         };
-        let problem = match read {
-            Err(reason) => {
-                view.errors = vec![reason.clone()];
-                Some(reason)
-            }
-            Ok(loaded) => {
-                view.notes = notes_of(&loaded);
-                view.warnings = loaded.warnings.clone();
-                view.untrusted = loaded
-                    .untrusted
-                    .iter()
-                    .map(|u| {
-                        format!(
-                            "{}: {} (hooks: {}); {}",
-                            u.config.display(),
-                            u.reason,
-                            u.hooks.join(", "),
-                            u.how_to_trust
-                        )
-                    })
-                    .collect();
-                match load_problem(&loaded) {
-                    Some(problem) => {
-                        view.errors = loaded.errors.clone();
-                        Some(problem)
-                    }
-                    None => {
-                        let (mounted, errors, changed) = self.mount(view.mounted.take(), loaded.specs).await;
-                        status.changed = changed;
-                        view.mounted = mounted;
-                        view.errors = errors.clone();
-                        (!errors.is_empty()).then(|| format!("cannot start the hooks: {}", errors.join("; ")))
-                    }
-                }
-            }
-        };
+        if let Ok(loaded) = &reload.read {
+            view.notes = notes_of(loaded);
+            view.warnings = loaded.warnings.clone();
+            view.untrusted = loaded
+                .untrusted
+                .iter()
+                .map(|u| {
+                    format!("{}: {} (hooks: {}); {}", u.config.display(), u.reason, u.hooks.join(", "), u.how_to_trust)
+                })
+                .collect();
+        }
+        let problem = reload.problem();
         status.errors = view.errors.clone();
         match (&problem, &view.mounted) {
             (Some(problem), Some(_)) => {
@@ -374,45 +269,6 @@ impl Served {
         status
     }
 
-    /// Mounts `specs` over `mounted`: everything when nothing is mounted yet (all or nothing,
-    /// as a call in its own process does), else only the levels whose hooks changed, each one
-    /// swapped whole or kept. Returns what is mounted now, the errors, and whether any level
-    /// was replaced.
-    async fn mount(
-        &self,
-        mounted: Option<Vec<HookSpec>>,
-        specs: Vec<HookSpec>,
-    ) -> (Option<Vec<HookSpec>>, Vec<String>, bool) {
-        let Some(old) = mounted else {
-            let errors = engine::mount(&self.engine, specs.clone()).await;
-            if errors.is_empty() {
-                return (Some(specs), errors, true);
-            }
-            self.engine.shutdown().await;
-            return (None, errors, false);
-        };
-        let (mut now, mut errors, mut changed) = (Vec::new(), Vec::new(), false);
-        for level in Level::ALL {
-            let of = |list: &[HookSpec]| list.iter().filter(|s| s.level == level).cloned().collect::<Vec<_>>();
-            let (old_level, new_level) = (of(&old), of(&specs));
-            if old_level == new_level {
-                now.extend(old_level);
-                continue;
-            }
-            match self.engine.replace_level(level, new_level.clone()).await {
-                Ok(_) => {
-                    changed = true;
-                    now.extend(new_level);
-                }
-                Err(level_errors) => {
-                    errors.extend(level_errors.iter().map(ToString::to_string));
-                    now.extend(old_level);
-                }
-            }
-        }
-        (Some(now), errors, changed)
-    }
-
     /// A session-start event whose command hooks would need the caller's own `CLAUDE_ENV_FILE`,
     /// which the daemon's hooks cannot be given per call.
     fn needs_caller_env_file(&self, event: Event, env_file: Option<&String>) -> bool {
@@ -421,14 +277,16 @@ impl Served {
         session_start_family
             && env_file.is_some()
             && std::env::var("CLAUDE_ENV_FILE").ok().as_ref() != env_file
-            && self.engine.hooks_for(event).iter().any(|hook| hook.kind == "command")
+            && self.host.engine().hooks_for(event).iter().any(|hook| hook.kind == "command")
     }
 
     fn status(&self) -> ConfigurationStatus {
         let view = self.view();
         let hooks = Event::ALL
             .into_iter()
-            .map(|event| (event.to_string(), self.engine.hooks_for(event).iter().map(|h| h.id.to_string()).collect()))
+            .map(|event| {
+                (event.to_string(), self.host.engine().hooks_for(event).iter().map(|h| h.id.to_string()).collect())
+            })
             .filter(|(_, ids): &(String, Vec<String>)| !ids.is_empty())
             .collect();
         ConfigurationStatus {
@@ -442,27 +300,6 @@ impl Served {
             read_at: view.read_at.clone(),
         }
     }
-}
-
-/// Files beyond the sources whose change should reload: the scripts the hooks run (a process
-/// hook must be restarted to run a new version) and the files the project's trust covers.
-fn extra_paths(specs: &[HookSpec], root: &Path) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = specs.iter().flat_map(|spec| scripts_of(spec, root)).collect();
-    // A process hook's program or script anywhere (the user's own, outside the project).
-    for spec in specs {
-        if let HookDefinition::Process(def) = &spec.definition {
-            paths.extend(def.command.iter().map(PathBuf::from).filter(|p| p.is_absolute() && p.is_file()));
-        }
-    }
-    if let Some(store) = discover::trust_store_path() {
-        let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        if let Some(record) = FileTrustStore::new(store).get(&canonical) {
-            paths.extend(record.files.keys().map(|file| canonical.join(file)));
-        }
-    }
-    paths.sort();
-    paths.dedup();
-    paths
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -540,11 +377,11 @@ impl Daemon {
         if let Some((agent, dir)) = project_dir {
             selection.env.insert(agent.project_dir_var().to_owned(), dir.display().to_string());
         }
-        let Ok(mut list) = self.served.lock() else { return Arc::new(Served::new(selection)) };
+        let Ok(mut list) = self.served.lock() else { return Arc::new(Served::new(selection, &self.root)) };
         if let Some(found) = list.iter().find(|s| s.selection == selection) {
             return found.clone();
         }
-        let served = Arc::new(Served::new(selection));
+        let served = Arc::new(Served::new(selection, &self.root));
         list.push(served.clone());
         served
     }
@@ -651,7 +488,7 @@ impl Daemon {
                     return Err(error);
                 }
                 let started = crate::telemetry::started();
-                let outcome = served.engine.fire(event, &mut context).await;
+                let outcome = served.host.engine().fire(event, &mut context).await;
                 crate::telemetry::record(started, &outcome, &context);
                 Ok(fire::outcome_json(&outcome, &context))
             }
@@ -685,7 +522,7 @@ impl Daemon {
                 "this event's command hooks need the caller's CLAUDE_ENV_FILE; fire it in the caller's process",
             ));
         }
-        Ok(with_notes(&view.notes, fire_bridge(&served.engine, agent, event, context, cwd).await))
+        Ok(with_notes(&view.notes, fire_bridge(served.host.engine(), agent, event, context, cwd).await))
     }
 
     async fn check(&self, params: CheckParams) -> Result<Value, RpcError> {
@@ -706,7 +543,8 @@ impl Daemon {
             .map(|served| ConfigurationStats {
                 selection: served.selection.clone(),
                 hooks: served
-                    .engine
+                    .host
+                    .engine()
                     .metrics()
                     .into_iter()
                     .map(|(id, m)| HookStats {
@@ -963,7 +801,7 @@ pub(crate) async fn run(args: ServeArgs) -> u8 {
     let reason = stopped.borrow().clone().unwrap_or_default();
     daemon.log.line(format_args!("stopping ({reason})"));
     let shutdowns: Vec<_> =
-        daemon.served().into_iter().map(|served| tokio::spawn(async move { served.engine.shutdown().await })).collect();
+        daemon.served().into_iter().map(|served| tokio::spawn(async move { served.host.shutdown().await })).collect();
     for shutdown in shutdowns {
         let _ = shutdown.await;
     }

@@ -148,6 +148,72 @@ where
     }
 }
 
+/// What a synchronous hook closure may return: a [`HookOutput`], or a
+/// `Result<HookOutput, HookError>` when it can fail (an `Err` is a failure of the hook, handled by
+/// its failure policy like any other).
+pub trait IntoHookResult {
+    /// The result the engine reads.
+    fn into_hook_result(self) -> Result<HookOutput, HookError>;
+}
+
+impl IntoHookResult for HookOutput {
+    fn into_hook_result(self) -> Result<HookOutput, HookError> {
+        Ok(self)
+    }
+}
+
+impl IntoHookResult for Result<HookOutput, HookError> {
+    fn into_hook_result(self) -> Result<HookOutput, HookError> {
+        self
+    }
+}
+
+/// A hook made from a synchronous closure: no `async`, no `async_trait`.
+///
+/// The closure runs on the task that fires the event, so it must be quick and must not block
+/// (no sleeping, no blocking I/O): the engine cannot interrupt it, and its deadline is only
+/// checked once it returned. Work that waits belongs in [`hook_fn`] (or a [`Hook`]
+/// implementation), where the deadline cancels it.
+///
+/// ```
+/// # use hook_core::{hook_fn_sync, HookInput, HookOutput};
+/// let guard = hook_fn_sync("no-rm-rf", |input: &HookInput<'_>| {
+///     match input.context.tool_arguments.as_deref() {
+///         Some(arguments) if arguments.contains("rm -rf") => HookOutput::skip("no rm -rf"),
+///         _ => HookOutput::default(),
+///     }
+/// });
+/// ```
+pub fn hook_fn_sync<F, R>(name: impl Into<String>, f: F) -> Arc<dyn Hook>
+where
+    F: Fn(&HookInput<'_>) -> R + Send + Sync + 'static,
+    R: IntoHookResult,
+{
+    Arc::new(HookFnSync { name: name.into(), f })
+}
+
+struct HookFnSync<F> {
+    name: String,
+    f: F,
+}
+
+impl<F> fmt::Debug for HookFnSync<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookFnSync").field("name", &self.name).finish()
+    }
+}
+
+#[async_trait]
+impl<F, R> Hook for HookFnSync<F>
+where
+    F: Fn(&HookInput<'_>) -> R + Send + Sync + 'static,
+    R: IntoHookResult,
+{
+    async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
+        (self.f)(input).into_hook_result()
+    }
+}
+
 /// An observer notification (PicoClaw `hook.event`): `turn_start`, `tool_exec_end`, ...
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObserverEvent {

@@ -54,7 +54,9 @@ pub use capability::{Capability, capability};
 pub use engine::{Engine, EngineBuilder, LoadError};
 pub use error::{BuildError, HookError, OutcomeClass, fmt_duration, head_chars, tail_chars};
 pub use filter::CompiledFilter;
-pub use hook::{Gate, Hook, HookInput, Observer, ObserverEvent, SerializedCache, hook_fn};
+pub use hook::{
+    Gate, Hook, HookInput, IntoHookResult, Observer, ObserverEvent, SerializedCache, hook_fn, hook_fn_sync,
+};
 pub use hook_protocol::config::{HookFilter, OnError};
 pub use hook_protocol::{Context, Event};
 pub use metrics::HookMetrics;

@@ -13,4 +13,5 @@ mod merge_laws;
 mod observers;
 mod registry;
 mod respond;
+mod sync_hooks;
 mod trust;

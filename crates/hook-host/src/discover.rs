@@ -1,0 +1,149 @@
+//! Where configuration comes from: the default places of every dialect, at user and project
+//! level.
+//!
+//! | level | places |
+//! |---|---|
+//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/` (hookwire); `~/.jdata/agent/` the same names (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json` |
+//! | project | `<root>/.hookwire/` and `<root>/.jcli/` the same four names; `<root>/.claude/settings.json`, ... as at user level |
+//!
+//! A PicoClaw configuration is any of those hook files with a top-level `hooks` object. The
+//! project root is the nearest directory at or above the starting one holding `.hookwire/`,
+//! `.jcli/` or an agent's settings file (the home directory's own `~/.claude` is user
+//! configuration, never a project).
+
+use std::path::{Path, PathBuf};
+
+use hook_core::{Level, config::ConfigSource};
+use hook_protocol::Agent;
+
+/// The hook files of a hookwire or j-cli directory, in the order they are read.
+const HOOK_FILES: [&str; 4] = ["hooks.yaml", "hooks.yml", "hooks.json", "hooks"];
+
+/// The settings files of each agent of the Claude Code family, relative to a home or project
+/// directory.
+pub const AGENT_FILES: [(Agent, &str); 4] = [
+    (Agent::Claude, ".claude/settings.json"),
+    (Agent::Claude, ".claude/settings.local.json"),
+    (Agent::Gemini, ".gemini/settings.json"),
+    (Agent::Codex, ".codex/hooks.json"),
+];
+
+/// The two directories discovery starts from: hookwire's user configuration directory and the
+/// user's home.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Locations {
+    /// hookwire's user configuration directory (user hook files, the trust store);
+    /// `None`: no user configuration, and no trust record.
+    pub user_config_dir: Option<PathBuf>,
+    /// The home directory (j-cli's `~/.jdata/agent/`, the agents' `~/.claude/...`); `None`:
+    /// none of those is read.
+    pub home: Option<PathBuf>,
+}
+
+impl Locations {
+    /// The locations of this process's environment: `$XDG_CONFIG_HOME/hookwire`, else
+    /// `$HOME/.config/hookwire`; and `$HOME`.
+    pub fn from_env() -> Locations {
+        let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+        let user_config_dir = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+            Some(xdg) => Some(PathBuf::from(xdg).join("hookwire")),
+            None => home.as_ref().map(|home| home.join(".config").join("hookwire")),
+        };
+        Locations { user_config_dir, home }
+    }
+
+    /// The trust records file: `<user config dir>/trust.json`.
+    pub fn trust_store(&self) -> Option<PathBuf> {
+        self.user_config_dir.as_ref().map(|dir| dir.join("trust.json"))
+    }
+
+    /// The project root for `start`: the nearest directory at or above it with `.hookwire/` or
+    /// `.jcli/`, or with an agent's settings file (`.claude/settings.json`, ...), the home
+    /// directory excepted.
+    pub fn project_root(&self, start: &Path) -> Option<PathBuf> {
+        let home = self.home.as_deref();
+        start
+            .ancestors()
+            .find(|dir| {
+                dir.join(".hookwire").is_dir()
+                    || dir.join(".jcli").is_dir()
+                    || (home != Some(*dir) && !agent_sources(dir, Level::Project, None).is_empty())
+            })
+            .map(Path::to_path_buf)
+    }
+
+    /// The project-level sources under `root`, leaving out the settings files of `skip`.
+    pub fn project_sources(&self, root: &Path, skip: Option<Agent>) -> Vec<ConfigSource> {
+        let mut sources = sources_in(&root.join(".hookwire"), Level::Project);
+        sources.extend(sources_in(&root.join(".jcli"), Level::Project));
+        if self.home.as_deref() != Some(root) {
+            sources.extend(agent_sources(root, Level::Project, skip));
+        }
+        sources
+    }
+
+    /// The user-level sources that exist, leaving out the settings files of `skip`.
+    pub fn user_sources(&self, skip: Option<Agent>) -> Vec<ConfigSource> {
+        let mut sources = Vec::new();
+        if let Some(dir) = &self.user_config_dir {
+            sources.extend(sources_in(dir, Level::User));
+        }
+        if let Some(home) = &self.home {
+            sources.extend(sources_in(&home.join(".jdata").join("agent"), Level::User));
+            sources.extend(agent_sources(home, Level::User, skip));
+        }
+        sources
+    }
+
+    /// Everything to load: unless `no_default`, the user's and the project's configuration
+    /// (the project of `cwd`), then each of `explicit` at user level (trusted: the caller named
+    /// it), relative paths taken from `cwd`.
+    ///
+    /// `skip` is an agent of the Claude Code family calling hookwire as one of its hooks: its
+    /// own settings files are left out, since the agent already runs their hooks.
+    pub fn discover(
+        &self,
+        explicit: &[PathBuf],
+        no_default: bool,
+        cwd: &Path,
+        skip: Option<Agent>,
+    ) -> Vec<ConfigSource> {
+        let mut sources = Vec::new();
+        if !no_default {
+            sources.extend(self.user_sources(skip));
+            if let Some(root) = self.project_root(cwd) {
+                sources.extend(self.project_sources(&root, skip));
+            }
+        }
+        for path in explicit {
+            sources.push(ConfigSource::new(absolute(path, cwd), Level::User));
+        }
+        sources
+    }
+}
+
+/// `path`, taken from `cwd` when relative.
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) }
+}
+
+/// The hook files of one hookwire or j-cli directory that exist, in a fixed order.
+pub fn sources_in(dir: &Path, level: Level) -> Vec<ConfigSource> {
+    HOOK_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .filter(|path| path.exists())
+        .map(|path| ConfigSource::new(path, level))
+        .collect()
+}
+
+/// The agent settings files under `dir` that exist, except `skip`'s own.
+pub fn agent_sources(dir: &Path, level: Level, skip: Option<Agent>) -> Vec<ConfigSource> {
+    AGENT_FILES
+        .iter()
+        .filter(|(agent, _)| Some(*agent) != skip)
+        .map(|(agent, file)| (*agent, dir.join(file)))
+        .filter(|(_, path)| path.is_file())
+        .map(|(agent, path)| ConfigSource::agent(path, level, agent))
+        .collect()
+}

@@ -1,0 +1,148 @@
+//! Reading the configuration sources into the hooks this host can run, checked against trust.
+
+use std::path::{Path, PathBuf};
+
+use hook_core::{
+    Deadlines, HookDefinition, HookSpec,
+    config::{self, ConfigError, ConfigSource, Untrusted},
+    trust::{FileTrustStore, TrustCheck, TrustError, TrustRecord, TrustStore, undetermined},
+};
+
+use crate::factories;
+
+/// Which project hooks may run.
+///
+/// Project hooks (`.hookwire/`, `.jcli/`, `.claude/settings.json`, ... of a project) run only
+/// once someone trusted the project: `hookwire trust` records the SHA-256 of every config
+/// file and of every file its hooks run, and a change to any of them holds the project's hooks
+/// back until it is trusted again. User-level hooks and the files an embedder names are always
+/// trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustPolicy {
+    /// Project hooks run when the trust records in this file (`trust.json`, as `hookwire trust`
+    /// writes it) match.
+    Store(PathBuf),
+    /// Every project hook runs, unchecked: for a host that vets the project some other way.
+    Trusted,
+    /// No project hook runs; each project file is reported in [`Loaded::untrusted`].
+    Untrusted,
+}
+
+impl TrustPolicy {
+    /// The trust records file, if this policy reads one.
+    pub fn store_path(&self) -> Option<&Path> {
+        match self {
+            TrustPolicy::Store(path) => Some(path),
+            TrustPolicy::Trusted | TrustPolicy::Untrusted => None,
+        }
+    }
+}
+
+/// Everything loaded from the configuration sources, as text ready to show.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The hooks to mount: every valid, trusted hook of a kind this host runs.
+    pub specs: Vec<HookSpec>,
+    /// Things that load but are probably mistakes, and hooks skipped for a reason given.
+    pub warnings: Vec<String>,
+    /// Every error of every file (with file, line and column); while there is one, nothing
+    /// should be mounted.
+    pub errors: Vec<String>,
+    /// Project files whose hooks do not run because the project is not trusted (or changed).
+    pub untrusted: Vec<Untrusted>,
+}
+
+/// The trust store when no trust record can exist: project hooks are then untrusted, never
+/// loaded unchecked.
+#[derive(Debug)]
+struct NoTrustRecords;
+
+impl TrustStore for NoTrustRecords {
+    fn try_get(&self, _root: &Path) -> Result<Option<TrustRecord>, TrustError> {
+        Ok(None)
+    }
+
+    fn put(&self, record: TrustRecord) -> Result<(), TrustError> {
+        Err(TrustError::Io {
+            path: record.root,
+            source: std::io::Error::other("no user configuration directory: set HOME or XDG_CONFIG_HOME"),
+        })
+    }
+
+    fn revoke(&self, _root: &Path) -> Result<bool, TrustError> {
+        Ok(false)
+    }
+
+    fn try_list(&self) -> Result<Vec<TrustRecord>, TrustError> {
+        Ok(Vec::new())
+    }
+}
+
+/// Loads `sources`; project hooks are checked as `trust` says. Hooks of a kind no built-in
+/// executor runs, and hooks that would call `hookwire hook` inside hookwire, are skipped with
+/// a warning.
+pub fn load_sources(sources: &[ConfigSource], trust: &TrustPolicy) -> Loaded {
+    let loaded = match trust {
+        TrustPolicy::Store(path) => {
+            let store = FileTrustStore::new(path);
+            config::load(sources, Deadlines::default(), Some(&TrustCheck::new(&store)))
+        }
+        TrustPolicy::Untrusted => config::load(sources, Deadlines::default(), Some(&TrustCheck::new(&NoTrustRecords))),
+        TrustPolicy::Trusted => config::load(sources, Deadlines::default(), None),
+    };
+    let kinds = factories::kinds();
+    let errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
+    let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    let mut specs = Vec::with_capacity(loaded.specs.len());
+    for spec in loaded.specs {
+        // A trusted project hook whose command hookwire cannot follow: the trust covers only
+        // the files it could tell (`hookwire trust` showed the same lines).
+        if let Some(guard) = &spec.trust {
+            for note in undetermined(&spec, guard.root()) {
+                warnings.push(format!(
+                    "{}: hook `{}`: hookwire cannot tell what this runs: {note}; the trust covers only the files it names",
+                    spec.source, spec.name
+                ));
+            }
+        }
+        if calls_the_bridge(&spec) {
+            // `hookwire hook` installed in an agent's settings would run hookwire inside itself.
+            warnings.push(format!("{}: hook `{}` runs `hookwire hook` itself; skipped", spec.source, spec.name));
+        } else if kinds.contains(&spec.kind) {
+            specs.push(spec);
+        } else {
+            // PicoClaw builtins are compiled into PicoClaw; an unmodified PicoClaw config that
+            // enables one still loads, without it.
+            warnings.push(format!(
+                "{}: hook `{}`: hookwire has no `{}` executor (it runs {}); this hook is skipped",
+                spec.source,
+                spec.name,
+                spec.kind,
+                kinds.join(", ")
+            ));
+        }
+    }
+    Loaded { specs, warnings, errors, untrusted: loaded.untrusted }
+}
+
+/// An error for each named configuration path that does not exist: a mistyped path must not
+/// load as "no hooks configured". The message names the path as `--config <path>`.
+pub fn missing_configs(paths: &[PathBuf], cwd: &Path) -> Vec<String> {
+    paths
+        .iter()
+        .map(|path| crate::discover::absolute(path, cwd))
+        .filter(|path| !path.exists())
+        .map(|path| format!("--config {}: no such file or directory", path.display()))
+        .collect()
+}
+
+/// Whether a hook would call the bridge itself (`hookwire hook ...`).
+pub fn calls_the_bridge(spec: &HookSpec) -> bool {
+    let HookDefinition::Agent(def) = &spec.definition else { return false };
+    let mut words: Vec<&str> = def.handler.command.as_deref().unwrap_or_default().split_whitespace().collect();
+    words.extend(def.handler.args.iter().flatten().map(String::as_str));
+    words.windows(2).any(|pair| {
+        let program = pair[0].trim_matches(['"', '\'']);
+        Path::new(program).file_name().is_some_and(|name| name == "hookwire") && pair[1] == "hook"
+    })
+}

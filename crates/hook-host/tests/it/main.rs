@@ -1,0 +1,7 @@
+//! Integration tests of `hook-host`, all in one test binary: real configuration files in
+//! temporary projects, real `sh`, real Python process hooks.
+
+mod common;
+mod dialects;
+mod reload;
+mod trust;
