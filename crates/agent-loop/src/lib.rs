@@ -47,7 +47,9 @@
 //! listeners see the activity as it happens.
 //! - Tools: [`Tool`], built-ins in Claude Code's vocabulary — `Bash`, `Read`, `Write`, `Edit`,
 //!   `Glob`, `Grep`, `LS` (confined to the working directory; see [`tools`]) — and
-//!   `register_hook` (session hooks, approved like any tool call). Post-tool hooks find the
+//!   `register_hook` (session hooks, approved like any tool call, and built by the engine's
+//!   factory of their kind: a host that offers it registers `hook_bash::BashFactory` and
+//!   `hook_llm::LlmFactory`; see [`tools::RegisterHookTool`]). Post-tool hooks find the
 //!   structured response Claude Code reports (`{stdout, stderr, ...}`, `{type, filePath, ...}`)
 //!   in the context's `extra["tool_response"]`; `tool_result.for_llm` is what the model sees.
 //! - Approval: a tool with side effects runs only when approved — by an `approve_tool` hook's

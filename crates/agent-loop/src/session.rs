@@ -201,7 +201,7 @@ impl Session {
     }
 
     fn new(agent: &Agent, id: String, cwd: PathBuf, history: Vec<ChatMessage>, n_turns: u64) -> Self {
-        let hooks = SessionHooks::new(agent.inner.engine.clone(), agent.inner.model.clone(), &id);
+        let hooks = SessionHooks::new(agent.inner.engine.clone(), &id);
         Session {
             agent: agent.clone(),
             id,
@@ -257,7 +257,7 @@ impl Session {
                 report.dropped.push((def, reason));
                 continue;
             }
-            match session.hooks.register(def.clone()) {
+            match session.hooks.register(def.clone()).await {
                 Ok(name) => report.rearmed.push(name),
                 Err(err) => report.dropped.push((def, err)),
             }

@@ -166,6 +166,60 @@ impl Engine {
         Ok(ids)
     }
 
+    /// Builds `spec` with the factory of its kind and registers it for session `session` only:
+    /// it runs only on events whose context carries that `session_id` (a hook the model
+    /// registered during a session). A hook of the same level and name is replaced. The factory
+    /// applies its level's policy (a bash hook at [`Level::Session`] runs with a scrubbed
+    /// environment), and the spec's `timeout`, `retry` and `on_error` default as in
+    /// [`Engine::replace_level`]. A spec whose filter does not compile, whose kind has no
+    /// factory, or that its factory refuses is not registered, and the error says why.
+    pub async fn register_spec(&self, mut spec: HookSpec, session: &str) -> Result<Vec<HookId>, LoadError> {
+        spec.session = Some(session.to_owned());
+        let inner = &self.inner;
+        let error = |message: String| LoadError { hook: spec.name.clone(), location: spec.source.clone(), message };
+        CompiledFilter::compile(&spec.filter).map_err(|err| error(err.to_string()))?;
+        let factory = self.factory_for(&spec.kind).map_err(error)?;
+        let built = factory
+            .build(&spec)
+            .await
+            .map_err(|err| error(format!("could not build the {} hook: {err}", spec.kind)))?;
+        let registration = registration_of(&spec, &built, factory.as_ref());
+        let origin = Origin {
+            kind: spec.kind.as_str().into(),
+            source: Some(spec.source.clone()),
+            deadlines: Some(spec.deadlines),
+        };
+        let seq = inner.registry.reserve_seq(1);
+        let reg =
+            match Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics) {
+                Ok(reg) => reg,
+                Err(message) => {
+                    if !inner.registry.holds_hook(|live| same_hook(live, &built.hook)) {
+                        built.hook.shutdown().await;
+                    }
+                    return Err(error(message));
+                }
+            };
+        let (level, name) = (spec.level, spec.name.as_str());
+        let ids = spec.events.iter().map(|event| HookId::new(level, name, *event)).collect();
+        let replaced = inner.registry.insert(Arc::new(reg), &inner.metrics);
+        inner.injected.forget(|l, n| l == level && n == name);
+        if let Some(old) = replaced {
+            self.retire_later(vec![old]);
+        }
+        debug!(hook = %name, level = %level, session, "session hook registered");
+        Ok(ids)
+    }
+
+    /// The factory of `kind`, or an error naming the kinds this engine can build.
+    fn factory_for(&self, kind: &str) -> Result<&Arc<dyn HookFactory>, String> {
+        self.inner.factories.iter().find(|f| f.kind() == kind).ok_or_else(|| {
+            let kinds = self.factory_kinds();
+            let known = if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") };
+            format!("unknown hook kind `{kind}`; the kinds this host can run are: {known}")
+        })
+    }
+
     /// Removes hook `name` at `level` from every event; `false` when there is none.
     pub fn unregister(&self, level: Level, name: &str) -> bool {
         let inner = &self.inner;
@@ -196,20 +250,13 @@ impl Engine {
                 )));
                 continue;
             }
-            if let Err(message) = CompiledFilter::compile(&spec.filter) {
-                errors.push(error(message));
+            if let Err(err) = CompiledFilter::compile(&spec.filter) {
+                errors.push(error(err.to_string()));
                 continue;
             }
-            match inner.factories.iter().find(|f| f.kind() == spec.kind) {
-                Some(factory) => buildable.push((spec, factory)),
-                None => {
-                    let kinds = self.factory_kinds();
-                    let known = if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") };
-                    errors.push(error(format!(
-                        "unknown hook kind `{}`; the kinds this host can run are: {known}",
-                        spec.kind
-                    )));
-                }
+            match self.factory_for(&spec.kind) {
+                Ok(factory) => buildable.push((spec, factory)),
+                Err(message) => errors.push(error(message)),
             }
         }
         let builds = join_all(buildable.iter().map(|(spec, factory)| factory.build(spec)).collect()).await;
@@ -317,7 +364,14 @@ impl Engine {
             return FireOutcome::empty(event);
         }
         let env = ChainEnv { deadlines: &inner.deadlines, injected: &inner.injected };
-        chain::run(env, entries, event, context).instrument(debug_span!("fire", event = %event)).await
+        let span = debug_span!("fire", event = %event);
+        // Wrapping the chain moves its future and its outcome once more: skip that when no
+        // subscriber wants the span.
+        if span.is_disabled() {
+            chain::run(env, entries, event, context).await
+        } else {
+            chain::run(env, entries, event, context).instrument(span).await
+        }
     }
 
     /// Queues an observer notification for every observer of its kind; never waits.

@@ -42,6 +42,7 @@ mod event;
 pub mod jcli;
 pub mod jsonrpc;
 mod message;
+pub mod observe;
 pub mod picoclaw;
 pub mod session;
 mod tool_result;
@@ -144,5 +145,6 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("daemon-stats-result", schema_of::<daemon::StatsResult>()),
         ("daemon-reload-result", schema_of::<daemon::ReloadResult>()),
         ("daemon-shutdown-result", schema_of::<daemon::ShutdownResult>()),
+        ("observer-payload", schema_of::<observe::ObserverPayload>()),
     ]
 }

@@ -1,6 +1,6 @@
 //! The file tools in Claude Code's vocabulary: `Read`, `Write`, `Edit`, `Glob`, `Grep`, `LS`.
 //!
-//! Every path goes through [`resolve_in_cwd`]: nothing outside the session's working directory
+//! Every path goes through [`resolve_in_cwd`](super::resolve_in_cwd): nothing outside the session's working directory
 //! is read, written or listed, through `..`, an absolute path or a symbolic link. Directory
 //! walks (`Glob`, `Grep`) never descend into a linked directory, and read a linked file only
 //! when it resolves inside the working directory.
@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::{
     Tool, ToolContext, ToolOutput,
-    fs::{blocking, resolve_in_cwd, write_no_follow},
+    fs::{blocking, list_names, read_bytes, resolve_for, write_creating_parents},
     str_arg,
 };
 
@@ -32,14 +32,13 @@ const MAX_WALK_ENTRIES: usize = 50_000;
 const MAX_GREP_FILE_BYTES: u64 = 8 << 20;
 
 fn file_path_arg(args: &Value, tool: &str, ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
-    let path = str_arg(args, tool, "file_path")?;
-    resolve_in_cwd(&ctx.cwd, path).map_err(|message| ToolResult::error(format!("{tool}: {message}")))
+    resolve_for(tool, ctx, str_arg(args, tool, "file_path")?)
 }
 
 /// The optional `path` argument (a directory to search), default the working directory.
 fn dir_arg(args: &Value, tool: &str, ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
     let path = args.get("path").and_then(Value::as_str).filter(|p| !p.trim().is_empty()).unwrap_or(".");
-    resolve_in_cwd(&ctx.cwd, path).map_err(|message| ToolResult::error(format!("{tool}: {message}")))
+    resolve_for(tool, ctx, path)
 }
 
 fn root_of(ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
@@ -101,12 +100,7 @@ impl Tool for ReadTool {
         if path.is_dir() {
             return ToolResult::error(format!("Read: {} is a directory; list it with LS", path.display())).into();
         }
-        let bytes = match blocking({
-            let path = path.clone();
-            move || std::fs::read(path)
-        })
-        .await
-        {
+        let bytes = match read_bytes(&path).await {
             Ok(bytes) => bytes,
             Err(err) => return ToolResult::error(format!("Read: cannot read {}: {err}", path.display())).into(),
         };
@@ -192,17 +186,8 @@ impl Tool for WriteTool {
             return ToolResult::error(format!("Write: {} is a directory", path.display())).into();
         }
         let original = std::fs::read(&path).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
-        let written = blocking({
-            let (path, content) = (path.clone(), content.clone());
-            move || {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                write_no_follow(&path, content.as_bytes())
-            }
-        })
-        .await;
-        if let Err(err) = written {
+        if let Err(failure) = write_creating_parents(&path, content.as_bytes().to_vec()).await {
+            let err = failure.io();
             return ToolResult::error(format!("Write: cannot write {}: {err}", path.display())).into();
         }
         let (kind, text) = match original {
@@ -305,17 +290,8 @@ impl Tool for EditTool {
                 (updated, n)
             }
         };
-        let written = blocking({
-            let (path, updated) = (path.clone(), updated.clone());
-            move || {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                write_no_follow(&path, updated.as_bytes())
-            }
-        })
-        .await;
-        if let Err(err) = written {
+        if let Err(failure) = write_creating_parents(&path, updated.into_bytes()).await {
+            let err = failure.io();
             return ToolResult::error(format!("Edit: cannot write {}: {err}", path.display())).into();
         }
         let text =
@@ -708,27 +684,8 @@ impl Tool for LsTool {
             Ok(path) => path,
             Err(result) => return result,
         };
-        let listed = blocking({
-            let path = path.clone();
-            move || -> std::io::Result<Vec<String>> {
-                let mut names = Vec::new();
-                for entry in std::fs::read_dir(path)? {
-                    let entry = entry?;
-                    let mut name = entry.file_name().to_string_lossy().into_owned();
-                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                        name.push('/');
-                    }
-                    names.push(name);
-                }
-                Ok(names)
-            }
-        })
-        .await;
-        match listed {
-            Ok(mut names) => {
-                names.sort();
-                ToolResult::text(names.join("\n"))
-            }
+        match list_names(&path).await {
+            Ok(names) => ToolResult::text(names.join("\n")),
             Err(err) => ToolResult::error(format!("LS: cannot list {}: {err}", path.display())),
         }
     }

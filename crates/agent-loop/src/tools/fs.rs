@@ -13,6 +13,62 @@ use super::{Tool, ToolContext, str_arg};
 /// Characters of a file `read_file` returns at most.
 const MAX_READ_CHARS: usize = 100_000;
 
+/// Why [`resolve_in_cwd`] refused a path; the message says what to use instead.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathError {
+    /// The working directory itself cannot be resolved.
+    #[error("the working directory {} is unusable: {source}", cwd.display())]
+    WorkingDir {
+        /// The working directory as given.
+        cwd: PathBuf,
+        /// Why it cannot be resolved.
+        source: std::io::Error,
+    },
+    /// The path is empty (or blank).
+    #[error("the path is empty")]
+    Empty,
+    /// The path contains a NUL byte.
+    #[error("the path contains a NUL byte")]
+    NulByte,
+    /// `..` climbs out of the working directory.
+    #[error("`{path}` leaves the working directory")]
+    Leaves {
+        /// The path as given.
+        path: String,
+    },
+    /// An absolute path outside the working directory.
+    #[error("`{path}` is outside the working directory {}; use a path relative to it", root.display())]
+    Outside {
+        /// The path as given.
+        path: String,
+        /// The working directory, resolved.
+        root: PathBuf,
+    },
+    /// A component on the way cannot be inspected.
+    #[error("`{path}`: cannot inspect {}: {source}", at.display())]
+    Inspect {
+        /// The path as given.
+        path: String,
+        /// The component that cannot be inspected.
+        at: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A symbolic link on the way leads outside the working directory.
+    #[error("`{path}` leads outside the working directory through a symbolic link")]
+    LinkOutside {
+        /// The path as given.
+        path: String,
+    },
+    /// A symbolic link on the way leads nowhere (or outside, unresolvably).
+    #[error("`{path}` goes through a symbolic link that leads nowhere (or outside the working directory); refused")]
+    LinkNowhere {
+        /// The path as given.
+        path: String,
+    },
+}
+
 /// Resolves `path` (relative to `cwd`, or absolute inside it) to a path inside `cwd`.
 ///
 /// `..` may not climb out of `cwd`; an absolute path must lie inside it; and every symbolic
@@ -20,13 +76,13 @@ const MAX_READ_CHARS: usize = 100_000;
 /// that leads outside, or leads nowhere (a dangling link could be written through to a file
 /// outside), is refused. The path returned is normalised (no `.`, `..` or links resolved away
 /// lexically), so `link/..` means the directory holding `link`, as it reads.
-pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
-    let root = cwd.canonicalize().map_err(|e| format!("the working directory {} is unusable: {e}", cwd.display()))?;
+pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, PathError> {
+    let root = cwd.canonicalize().map_err(|source| PathError::WorkingDir { cwd: cwd.to_path_buf(), source })?;
     if path.trim().is_empty() {
-        return Err("the path is empty".to_owned());
+        return Err(PathError::Empty);
     }
     if path.contains('\0') {
-        return Err("the path contains a NUL byte".to_owned());
+        return Err(PathError::NulByte);
     }
     let given = Path::new(path);
     let joined = if given.is_absolute() {
@@ -43,7 +99,7 @@ pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
         match component {
             Component::ParentDir => {
                 if !normal.pop() {
-                    return Err(format!("`{path}` leaves the working directory"));
+                    return Err(PathError::Leaves { path: path.to_owned() });
                 }
             }
             Component::CurDir => {}
@@ -51,7 +107,7 @@ pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
         }
     }
     let Ok(inside) = normal.strip_prefix(&root) else {
-        return Err(format!("`{path}` is outside the working directory {}; use a path relative to it", root.display()));
+        return Err(PathError::Outside { path: path.to_owned(), root });
     };
     // Symbolic links: each existing component, resolved, must stay inside the root.
     let mut current = root.clone();
@@ -60,17 +116,13 @@ pub fn resolve_in_cwd(cwd: &Path, path: &str) -> Result<PathBuf, String> {
         let meta = match std::fs::symlink_metadata(&current) {
             Ok(meta) => meta,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => break,
-            Err(err) => return Err(format!("`{path}`: cannot inspect {}: {err}", current.display())),
+            Err(source) => return Err(PathError::Inspect { path: path.to_owned(), at: current, source }),
         };
         if meta.file_type().is_symlink() {
             match current.canonicalize() {
                 Ok(real) if real.starts_with(&root) => {}
-                Ok(_) => return Err(format!("`{path}` leads outside the working directory through a symbolic link")),
-                Err(_) => {
-                    return Err(format!(
-                        "`{path}` goes through a symbolic link that leads nowhere (or outside the working directory); refused"
-                    ));
-                }
+                Ok(_) => return Err(PathError::LinkOutside { path: path.to_owned() }),
+                Err(_) => return Err(PathError::LinkNowhere { path: path.to_owned() }),
             }
         }
     }
@@ -97,9 +149,73 @@ pub(crate) fn write_no_follow(path: &Path, bytes: &[u8]) -> std::io::Result<()> 
     file.write_all(bytes)
 }
 
+/// `path` resolved inside the working directory of a `tool` call, or the error result naming
+/// the tool (every file tool's confinement).
+pub(crate) fn resolve_for(tool: &str, ctx: &ToolContext, path: &str) -> Result<PathBuf, ToolResult> {
+    resolve_in_cwd(&ctx.cwd, path).map_err(|err| ToolResult::error(format!("{tool}: {err}")))
+}
+
+/// The bytes of the file at `path`.
+pub(crate) async fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    let path = path.to_path_buf();
+    blocking(move || std::fs::read(path)).await
+}
+
+/// Which step of [`write_creating_parents`] failed.
+#[derive(Debug)]
+pub(crate) enum WriteFailure {
+    /// Creating the parent directories (the parent, and why).
+    CreateParent(PathBuf, std::io::Error),
+    /// Writing the file.
+    Write(std::io::Error),
+}
+
+impl WriteFailure {
+    /// The I/O error, whichever step failed.
+    pub(crate) fn io(&self) -> &std::io::Error {
+        match self {
+            WriteFailure::CreateParent(_, err) | WriteFailure::Write(err) => err,
+        }
+    }
+}
+
+/// Writes `bytes` to `path` (never through a symbolic link), creating its parent directories.
+pub(crate) async fn write_creating_parents(path: &Path, bytes: Vec<u8>) -> Result<(), WriteFailure> {
+    let path = path.to_path_buf();
+    let written = blocking(move || {
+        if let Some(parent) = path.parent()
+            && let Err(err) = std::fs::create_dir_all(parent)
+        {
+            return Ok(Err(WriteFailure::CreateParent(parent.to_path_buf(), err)));
+        }
+        Ok(write_no_follow(&path, &bytes).map_err(WriteFailure::Write))
+    })
+    .await;
+    written.unwrap_or_else(|err| Err(WriteFailure::Write(err)))
+}
+
+/// The entries of directory `path`, sorted by name; directories end with `/`.
+pub(crate) async fn list_names(path: &Path) -> std::io::Result<Vec<String>> {
+    let path = path.to_path_buf();
+    let mut names = blocking(move || -> std::io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            let mut name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                name.push('/');
+            }
+            names.push(name);
+        }
+        Ok(names)
+    })
+    .await?;
+    names.sort();
+    Ok(names)
+}
+
 fn path_arg(args: &Value, tool: &str, ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
-    let path = str_arg(args, tool, "path")?;
-    resolve_in_cwd(&ctx.cwd, path).map_err(|message| ToolResult::error(format!("{tool}: {message}")))
+    resolve_for(tool, ctx, str_arg(args, tool, "path")?)
 }
 
 fn path_schema(description: &str) -> Value {
@@ -133,12 +249,7 @@ impl Tool for ReadFileTool {
             Ok(path) => path,
             Err(result) => return result,
         };
-        match blocking({
-            let path = path.clone();
-            move || std::fs::read(path)
-        })
-        .await
-        {
+        match read_bytes(&path).await {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 if text.chars().count() > MAX_READ_CHARS {
@@ -189,23 +300,14 @@ impl Tool for WriteFileTool {
             Ok(content) => content,
             Err(result) => return result,
         };
-        if let Some(parent) = path.parent()
-            && let Err(err) = blocking({
-                let parent = parent.to_path_buf();
-                move || std::fs::create_dir_all(parent)
-            })
-            .await
-        {
-            return ToolResult::error(format!("write_file: cannot create {}: {err}", parent.display()));
-        }
-        match blocking({
-            let (path, content) = (path.clone(), content.to_owned());
-            move || write_no_follow(&path, content.as_bytes())
-        })
-        .await
-        {
+        match write_creating_parents(&path, content.as_bytes().to_vec()).await {
             Ok(()) => ToolResult::text(format!("wrote {} bytes to {}", content.len(), path.display())),
-            Err(err) => ToolResult::error(format!("write_file: cannot write {}: {err}", path.display())),
+            Err(WriteFailure::CreateParent(parent, err)) => {
+                ToolResult::error(format!("write_file: cannot create {}: {err}", parent.display()))
+            }
+            Err(WriteFailure::Write(err)) => {
+                ToolResult::error(format!("write_file: cannot write {}: {err}", path.display()))
+            }
         }
     }
 }
@@ -238,28 +340,10 @@ impl Tool for ListDirTool {
             Ok(path) => path,
             Err(result) => return result,
         };
-        let listed = blocking({
-            let path = path.clone();
-            move || -> std::io::Result<Vec<String>> {
-                let mut names = Vec::new();
-                for entry in std::fs::read_dir(path)? {
-                    let entry = entry?;
-                    let mut name = entry.file_name().to_string_lossy().into_owned();
-                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                        name.push('/');
-                    }
-                    names.push(name);
-                }
-                Ok(names)
-            }
-        })
-        .await;
-        let mut names = match listed {
-            Ok(names) => names,
-            Err(err) => return ToolResult::error(format!("list_dir: cannot list {}: {err}", path.display())),
-        };
-        names.sort();
-        ToolResult::text(names.join("\n"))
+        match list_names(&path).await {
+            Ok(names) => ToolResult::text(names.join("\n")),
+            Err(err) => ToolResult::error(format!("list_dir: cannot list {}: {err}", path.display())),
+        }
     }
 }
 
@@ -273,19 +357,30 @@ mod tests {
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         let root = dir.canonicalize().unwrap();
         assert_eq!(resolve_in_cwd(&dir, "sub/../a.txt").unwrap(), root.join("a.txt"));
-        assert!(resolve_in_cwd(&dir, "../x").unwrap_err().contains("outside"));
-        assert!(resolve_in_cwd(&dir, "sub/../../x").unwrap_err().contains("outside"));
-        assert!(resolve_in_cwd(&dir, "/etc/passwd").unwrap_err().contains("outside"));
+        assert!(resolve_in_cwd(&dir, "../x").unwrap_err().to_string().contains("outside"));
+        assert!(resolve_in_cwd(&dir, "sub/../../x").unwrap_err().to_string().contains("outside"));
+        assert!(resolve_in_cwd(&dir, "/etc/passwd").unwrap_err().to_string().contains("outside"));
         assert_eq!(resolve_in_cwd(&dir, root.join("b").to_str().unwrap()).unwrap(), root.join("b"));
         std::os::unix::fs::symlink("/etc", dir.join("link")).ok();
-        assert!(resolve_in_cwd(&dir, "link/passwd").unwrap_err().contains("symbolic link"));
-        assert!(resolve_in_cwd(&dir, "link").unwrap_err().contains("symbolic link"));
+        assert!(resolve_in_cwd(&dir, "link/passwd").unwrap_err().to_string().contains("symbolic link"));
+        assert!(resolve_in_cwd(&dir, "link").unwrap_err().to_string().contains("symbolic link"));
         // A dangling link would be written through to a file outside.
         std::os::unix::fs::symlink("/tmp/agent-loop-no-such-target/x", dir.join("dangling")).ok();
-        assert!(resolve_in_cwd(&dir, "dangling").unwrap_err().contains("symbolic link"));
+        assert!(resolve_in_cwd(&dir, "dangling").unwrap_err().to_string().contains("symbolic link"));
         std::os::unix::fs::symlink(root.join("sub"), dir.join("inner")).ok();
         assert_eq!(resolve_in_cwd(&dir, "inner/new.txt").unwrap(), root.join("inner/new.txt"));
-        assert!(resolve_in_cwd(&dir, "").is_err());
+        assert!(matches!(resolve_in_cwd(&dir, ""), Err(PathError::Empty)));
+        assert!(matches!(resolve_in_cwd(&dir, "a\0b"), Err(PathError::NulByte)));
+        let outside = resolve_in_cwd(&dir, "/etc/passwd").unwrap_err();
+        assert!(matches!(&outside, PathError::Outside { path, .. } if path == "/etc/passwd"), "{outside:?}");
+        assert_eq!(
+            outside.to_string(),
+            format!("`/etc/passwd` is outside the working directory {}; use a path relative to it", root.display())
+        );
+        let missing = dir.join("no-such-dir");
+        let err = resolve_in_cwd(&missing, "a.txt").unwrap_err();
+        assert!(err.to_string().starts_with(&format!("the working directory {} is unusable: ", missing.display())));
+        assert!(std::error::Error::source(&err).is_some(), "the I/O error is the source");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

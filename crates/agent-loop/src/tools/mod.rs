@@ -23,7 +23,7 @@ use serde_json::Value;
 
 pub use bash::{BashTool, LegacyBashTool};
 pub use claude::{EditTool, GlobTool, GrepTool, LsTool, ReadTool, WriteTool};
-pub use fs::{ListDirTool, ReadFileTool, WriteFileTool, resolve_in_cwd};
+pub use fs::{ListDirTool, PathError, ReadFileTool, WriteFileTool, resolve_in_cwd};
 pub(crate) use register_hook::SessionHooks;
 pub use register_hook::{REGISTER_HOOK, RegisterHookTool, SessionHookDef};
 

@@ -1,9 +1,13 @@
 //! The `register_hook` tool: the model registers, lists and removes session hooks.
 //!
 //! A registration is a tool call like any other, so it passes `pre_tool_execution` and
-//! `approve_tool` first. Registered bash hooks run with a scrubbed environment (the model must
-//! not be able to read the host's secrets through a hook). Session hooks are kept in the
-//! session's state; [`crate::Session::restore`] asks for approval again before re-arming them.
+//! `approve_tool` first. A registered hook becomes a [`HookSpec`] at [`Level::Session`], scoped
+//! to its session, which the engine builds with the factory the host registered for its kind
+//! (`hook_bash::BashFactory` for `bash`, `hook_llm::LlmFactory` for `llm`); a kind the host has
+//! no factory for is refused with an error naming it. The bash factory runs session-level hooks
+//! with a scrubbed environment (the model must not be able to read the host's secrets through a
+//! hook). Session hooks are kept in the session's state; [`crate::Session::restore`] asks for
+//! approval again before re-arming them.
 
 use std::{
     fmt,
@@ -12,10 +16,11 @@ use std::{
 };
 
 use async_trait::async_trait;
-use hook_bash::{BashHook, BashOptions};
-use hook_core::{CompiledFilter, Engine, Hook, Level, Registration};
-use hook_llm::{ChatModel, LlmHook};
-use hook_protocol::{ToolDefinition, ToolResult};
+use hook_core::{CompiledFilter, Engine, HookDefinition, HookSpec, Level};
+use hook_protocol::{
+    ToolDefinition, ToolResult,
+    config::{HookDef, HookKind},
+};
 use serde_json::{Value, json};
 
 use super::{Tool, ToolContext};
@@ -29,6 +34,40 @@ pub use hook_protocol::session::SessionHookDef;
 fn label(def: &SessionHookDef) -> String {
     let text = def.command.as_deref().or(def.prompt.as_deref()).unwrap_or_default();
     hook_core::head_chars(text, 60)
+}
+
+/// The spec of session hook `name` defined by `def`, at [`Level::Session`]: what the model left
+/// out (timeout, retry, on_error) the factory of its kind decides, as for a configured hook.
+fn session_spec(name: &str, def: &SessionHookDef) -> Result<HookSpec, String> {
+    let filter = def.filter.clone().unwrap_or_default();
+    CompiledFilter::compile(&filter).map_err(|e| format!("the filter is invalid: {e}"))?;
+    let hook_def = match def.kind.as_str() {
+        "bash" => {
+            let command = def
+                .command
+                .clone()
+                .filter(|c| !c.trim().is_empty())
+                .ok_or("a bash hook needs `command` (the shell command that reads HookContext JSON on stdin)")?;
+            HookDef { kind: HookKind::Bash, command: Some(command), ..HookDef::default() }
+        }
+        "llm" => {
+            let prompt = def
+                .prompt
+                .clone()
+                .filter(|p| !p.trim().is_empty())
+                .ok_or("an llm hook needs `prompt` (a template such as `Is {{tool_arguments}} safe?`)")?;
+            HookDef { kind: HookKind::Llm, prompt: Some(prompt), model: def.model.clone(), ..HookDef::default() }
+        }
+        other => return Err(format!("unknown hook type `{other}`; use `bash` or `llm`")),
+    };
+    let mut spec =
+        HookSpec::new(name, Level::Session, def.kind.clone(), [def.event], HookDefinition::Command(hook_def));
+    spec.filter = filter;
+    // A timeout that is not a positive number of seconds a `Duration` can hold means the default.
+    spec.timeout = def.timeout.filter(|t| *t > 0.0).and_then(|t| Duration::try_from_secs_f64(t).ok());
+    spec.retry = def.retry;
+    spec.on_error = def.on_error;
+    Ok(spec)
 }
 
 /// The prefix of the engine names of `session_id`'s hooks: ASCII letters, digits and `-` as they
@@ -60,7 +99,6 @@ struct State {
 pub(crate) struct SessionHooks {
     state: Arc<Mutex<State>>,
     engine: Engine,
-    model: Arc<dyn ChatModel>,
     prefix: String,
     /// The session the hooks belong to: they run on its events only.
     session: Arc<str>,
@@ -73,57 +111,25 @@ impl fmt::Debug for SessionHooks {
 }
 
 impl SessionHooks {
-    pub(crate) fn new(engine: Engine, model: Arc<dyn ChatModel>, session_id: &str) -> Self {
+    pub(crate) fn new(engine: Engine, session_id: &str) -> Self {
         let prefix = session_prefix(session_id);
-        SessionHooks { state: Arc::default(), engine, model, prefix, session: Arc::from(session_id) }
+        SessionHooks { state: Arc::default(), engine, prefix, session: Arc::from(session_id) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Builds and registers `def`; the engine name on success.
-    pub(crate) fn register(&self, def: SessionHookDef) -> Result<String, String> {
+    /// Registers `def` for this session through the engine's factory of its kind; the engine
+    /// name on success.
+    pub(crate) async fn register(&self, def: SessionHookDef) -> Result<String, String> {
         let name = {
             let mut state = self.lock();
             state.next += 1;
             format!("{}-hook-{}", self.prefix, state.next)
         };
-        let filter = def.filter.clone().unwrap_or_default();
-        CompiledFilter::compile(&filter).map_err(|e| format!("the filter is invalid: {e}"))?;
-        let (hook, default_timeout, default_retry): (Arc<dyn Hook>, f64, u32) = match def.kind.as_str() {
-            "bash" => {
-                let command =
-                    def.command.clone().filter(|c| !c.trim().is_empty()).ok_or(
-                        "a bash hook needs `command` (the shell command that reads HookContext JSON on stdin)",
-                    )?;
-                let options = BashOptions { name: name.clone(), scrub_env: true, ..BashOptions::default() };
-                (Arc::new(BashHook::new(command, options)), 10.0, 0)
-            }
-            "llm" => {
-                let prompt = def
-                    .prompt
-                    .clone()
-                    .filter(|p| !p.trim().is_empty())
-                    .ok_or("an llm hook needs `prompt` (a template such as `Is {{tool_arguments}} safe?`)")?;
-                let mut hook = LlmHook::new(name.clone(), prompt, self.model.clone());
-                if let Some(model) = &def.model {
-                    hook = hook.with_model(model.clone());
-                }
-                (Arc::new(hook), 30.0, 1)
-            }
-            other => return Err(format!("unknown hook type `{other}`; use `bash` or `llm`")),
-        };
-        let secs = def.timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(default_timeout);
-        let mut registration = Registration::new(name.clone(), Level::Session, [def.event], hook)
-            .session(self.session.clone())
-            .filter(filter)
-            .timeout(Duration::from_secs_f64(secs))
-            .retry(def.retry.unwrap_or(default_retry));
-        if let Some(on_error) = def.on_error {
-            registration = registration.on_error(on_error);
-        }
-        self.engine.try_register(registration).map_err(|e| e.to_string())?;
+        let spec = HookSpec { deadlines: self.engine.deadlines(), ..session_spec(&name, &def)? };
+        self.engine.register_spec(spec, &self.session).await.map_err(|e| e.to_string())?;
         self.lock().hooks.push((name.clone(), def));
         Ok(name)
     }
@@ -152,6 +158,11 @@ impl SessionHooks {
 }
 
 /// Lets the model manage session hooks: `register`, `list`, `remove`.
+///
+/// A registered hook runs at [`Level::Session`] on its session's events only. The engine builds
+/// it with the factory the host registered for its kind (`hook_bash::BashFactory` for `bash`,
+/// which runs session hooks with a scrubbed environment; `hook_llm::LlmFactory` for `llm`); a
+/// registration of a kind the engine has no factory for fails with an error naming the kind.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RegisterHookTool;
 
@@ -212,7 +223,7 @@ impl Tool for RegisterHookTool {
                     Err(err) => return ToolResult::error(format!("register_hook: invalid registration {err}")),
                 };
                 let (event, kind, label) = (def.event, def.kind.clone(), label(&def));
-                match hooks.register(def) {
+                match hooks.register(def).await {
                     Ok(name) => ToolResult::text(format!(
                         "registered session hook `{name}`: event={event}, type={kind}, {label}"
                     )),

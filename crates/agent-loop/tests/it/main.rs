@@ -11,6 +11,7 @@ mod deny_tool;
 mod event_order;
 mod hook_timeout;
 mod llm_request;
+mod observer_payloads;
 mod plugin_process;
 mod register_hook;
 mod respond;

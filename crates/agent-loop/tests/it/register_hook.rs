@@ -220,3 +220,41 @@ async fn session_hooks_of_sessions_with_similar_ids_neither_collide_nor_remove_e
     slash.close().await;
     assert!(!harness.engine.has_hooks_for(Event::PreToolExecution));
 }
+
+#[tokio::test]
+async fn without_a_factory_for_its_kind_a_registration_is_refused_naming_the_kind() {
+    // A host whose engine builds llm hooks only.
+    let mut harness = Harness::new([calls(vec![register_call("r1")]), text("could not")]);
+    let model: std::sync::Arc<dyn hook_llm::ChatModel> = harness.client();
+    harness.engine =
+        hook_core::Engine::builder().factory(std::sync::Arc::new(hook_llm::LlmFactory::new(model))).build();
+    let mut session = harness.session().await;
+    session.send("guard my writes").await.unwrap();
+    assert_eq!(
+        harness.tool_message(1, "r1"),
+        "register_hook: hook `s1-hook-1`: unknown hook kind `bash`; the kinds this host can run are: llm"
+    );
+    assert!(session.session_hooks().is_empty());
+    assert!(!harness.engine.has_hooks_for(Event::PreToolExecution));
+}
+
+#[tokio::test]
+async fn the_factory_of_the_kind_gives_the_defaults_and_an_unusable_timeout_means_the_default() {
+    let args = |timeout: f64| json!({"action": "register", "event": "stop", "type": "bash", "command": "cat >/dev/null", "timeout": timeout});
+    let harness = Harness::new([
+        calls(vec![call("r1", "register_hook", &args(1e300).to_string())]),
+        calls(vec![call("r2", "register_hook", &args(2.5).to_string())]),
+        text("ok"),
+    ]);
+    let mut session = harness.session().await;
+    session.send("register").await.unwrap();
+    let hooks = harness.engine.hooks_for(Event::Stop);
+    let timeouts: Vec<_> = hooks.iter().map(|h| (h.name.as_str(), h.timeout, h.retry, h.kind.as_str())).collect();
+    assert_eq!(
+        timeouts,
+        [
+            ("s1-hook-1", std::time::Duration::from_secs(10), 0, "bash"),
+            ("s1-hook-2", std::time::Duration::from_millis(2500), 0, "bash")
+        ]
+    );
+}

@@ -87,3 +87,40 @@ async fn unknown_tools_and_invalid_arguments_are_error_results_for_the_model() {
     assert!(report.tools.iter().all(|t| t.is_error));
     assert_eq!(report.reply, "ok");
 }
+
+#[tokio::test]
+async fn the_legacy_and_the_claude_file_tools_share_their_file_operations_but_keep_their_texts() {
+    use agent_loop::tools::{LsTool, ReadTool, WriteTool};
+
+    let dir = temp_dir("legacy");
+    let root = dir.canonicalize().unwrap();
+    let ctx = ToolContext::new(&dir, "t");
+    // Same writes, each tool's own answer.
+    let wrote = WriteFileTool.execute(json!({"path": "a/one.txt", "content": "héllo"}), &ctx).await;
+    assert_eq!(wrote.for_llm, format!("wrote 6 bytes to {}", root.join("a/one.txt").display()));
+    let wrote = WriteTool.execute(json!({"file_path": "a/two.txt", "content": "x\ny"}), &ctx).await;
+    assert_eq!(wrote.for_llm, format!("File created successfully at: {}", root.join("a/two.txt").display()));
+    // Same reads and listings.
+    assert_eq!(ReadFileTool.execute(json!({"path": "a/one.txt"}), &ctx).await.for_llm, "héllo");
+    assert_eq!(
+        ReadTool::default().execute(json!({"file_path": "a/two.txt"}), &ctx).await.for_llm,
+        "     1\tx\n     2\ty\n"
+    );
+    assert_eq!(ListDirTool.execute(json!({"path": "a"}), &ctx).await.for_llm, "one.txt\ntwo.txt");
+    assert_eq!(LsTool.execute(json!({"path": "."}), &ctx).await.for_llm, "a/");
+    // Writing over a directory: write_file's own message.
+    let failed = WriteFileTool.execute(json!({"path": "a", "content": ""}), &ctx).await;
+    assert!(failed.is_error());
+    let text = &failed.for_llm;
+    assert!(text.starts_with(&format!("write_file: cannot write {}: ", root.join("a").display())), "{text}");
+    let parent = root.join("a/one.txt");
+    // Listing a file fails with each tool's prefix.
+    let failed = ListDirTool.execute(json!({"path": "a/one.txt"}), &ctx).await;
+    assert!(failed.for_llm.starts_with(&format!("list_dir: cannot list {}: ", parent.display())), "{}", failed.for_llm);
+    let failed = LsTool.execute(json!({"path": "a/one.txt"}), &ctx).await;
+    assert!(failed.for_llm.starts_with(&format!("LS: cannot list {}: ", parent.display())), "{}", failed.for_llm);
+    // Confinement errors name the tool.
+    let outside = ReadFileTool.execute(json!({"path": "../x"}), &ctx).await;
+    assert!(outside.for_llm.starts_with("read_file: `../x` is outside the working directory"), "{}", outside.for_llm);
+    std::fs::remove_dir_all(&dir).ok();
+}

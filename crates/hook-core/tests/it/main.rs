@@ -13,5 +13,6 @@ mod merge_laws;
 mod observers;
 mod registry;
 mod respond;
+mod session_spec;
 mod sync_hooks;
 mod trust;

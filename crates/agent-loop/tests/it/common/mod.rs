@@ -53,6 +53,12 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
+/// The real OpenAI client, talking to `server` as model `scripted-model`.
+pub fn client_of(server: &ScriptedServer) -> Arc<OpenAiClient> {
+    let config = OpenAiConfig { base_url: server.base_url(), api_key: None, model: "scripted-model".into() };
+    Arc::new(OpenAiClient::new(config).expect("client"))
+}
+
 /// Builds agents over a ScriptedServer with the real OpenAI client.
 pub struct Harness {
     pub server: ScriptedServer,
@@ -68,10 +74,17 @@ pub struct Harness {
 
 impl Harness {
     /// A harness whose model answers with `script`; compaction off unless a test turns it on.
+    /// Its engine has the factories a host registers for the hooks the model registers:
+    /// `bash`, and `llm` asking the same scripted model.
     pub fn new(script: impl IntoIterator<Item = Reply>) -> Self {
+        let server = server(script);
+        let engine = Engine::builder()
+            .factory(Arc::new(hook_bash::BashFactory::default()))
+            .factory(Arc::new(hook_llm::LlmFactory::new(client_of(&server))))
+            .build();
         Harness {
-            server: server(script),
-            engine: Engine::builder().build(),
+            server,
+            engine,
             dir: temp_dir("session"),
             compaction: CompactionConfig { micro: false, ..CompactionConfig::default() },
             tools: ToolRegistry::with_builtins(),
@@ -81,8 +94,7 @@ impl Harness {
     }
 
     pub fn client(&self) -> Arc<OpenAiClient> {
-        let config = OpenAiConfig { base_url: self.server.base_url(), api_key: None, model: "scripted-model".into() };
-        Arc::new(OpenAiClient::new(config).expect("client"))
+        client_of(&self.server)
     }
 
     pub fn agent(&self) -> Agent {
