@@ -133,5 +133,5 @@ pub(crate) enum Verdict {
     /// Run it; who decided (`hook`, `policy`, `user`, `read-only`).
     Run(&'static str),
     /// Do not run it: the tool message and the record's outcome.
-    Refuse(String, &'static str),
+    Refuse(String, crate::ToolOutcome),
 }

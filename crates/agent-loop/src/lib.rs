@@ -133,7 +133,7 @@ pub use compaction::{
 };
 pub use error::{AgentBuildError, TurnError};
 pub use media::{MEDIA_SCHEME, MediaError, MediaItem, MediaStore, guess_mime};
-pub use report::{FiredEvent, ToolRecord, TurnEvent, TurnReport, TurnStatus};
+pub use report::{FiredEvent, ToolOutcome, ToolRecord, TurnEvent, TurnReport, TurnStatus};
 pub use scripted_model::{ScriptedModel, ScriptedTurn};
 pub use session::{CancelHandle, EventListener, RestoreReport, Session, SessionConfig, SessionState};
 pub use tools::{Tool, ToolContext, ToolOutput, ToolRegistry};

@@ -82,12 +82,63 @@ pub struct ToolRecord {
     pub call_id: String,
     /// What the model was told.
     pub content: String,
-    /// `executed`, `responded`, `denied` (by `pre_tool_execution`), `approval_denied` (by
-    /// `approve_tool`), `not_approved` (no hook or person approved it), `user_denied`,
-    /// `deferred`, `skipped`, `interrupted`.
-    pub outcome: &'static str,
+    /// What became of the call.
+    pub outcome: ToolOutcome,
     /// Whether it counts as failed.
     pub is_error: bool,
+}
+
+/// What became of one tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolOutcome {
+    /// The tool ran.
+    Executed,
+    /// A hook answered the call in the tool's place (PicoClaw `respond`).
+    Responded,
+    /// `pre_tool_execution` refused it.
+    Denied,
+    /// `approve_tool` refused it.
+    ApprovalDenied,
+    /// No hook or person approved it.
+    NotApproved,
+    /// The person said no.
+    UserDenied,
+    /// A hook deferred it to the caller.
+    Deferred,
+    /// A hook skipped it.
+    Skipped,
+    /// The turn ended before it ran.
+    Interrupted,
+}
+
+impl ToolOutcome {
+    /// The snake_case name, as reports and `--format json` print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOutcome::Executed => "executed",
+            ToolOutcome::Responded => "responded",
+            ToolOutcome::Denied => "denied",
+            ToolOutcome::ApprovalDenied => "approval_denied",
+            ToolOutcome::NotApproved => "not_approved",
+            ToolOutcome::UserDenied => "user_denied",
+            ToolOutcome::Deferred => "deferred",
+            ToolOutcome::Skipped => "skipped",
+            ToolOutcome::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::fmt::Display for ToolOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ToolOutcome {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// What one turn did.

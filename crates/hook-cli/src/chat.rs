@@ -309,7 +309,7 @@ fn turn_json(session: &Session, result: &Result<TurnReport, TurnError>) -> Value
             .tools
             .iter()
             .map(|t| {
-                json!({"name": t.name, "arguments": t.arguments, "call_id": t.call_id, "outcome": t.outcome,
+                json!({"name": t.name, "arguments": t.arguments, "call_id": t.call_id, "outcome": t.outcome.as_str(),
                        "is_error": t.is_error, "content": t.content})
             })
             .collect();

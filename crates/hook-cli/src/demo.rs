@@ -290,7 +290,7 @@ async fn demo_json(
             serde_json::json!({
                 "reply": report.reply,
                 "rounds": report.rounds,
-                "tools": report.tools.iter().map(|t| serde_json::json!({"name": t.name, "outcome": t.outcome})).collect::<Vec<_>>(),
+                "tools": report.tools.iter().map(|t| serde_json::json!({"name": t.name, "outcome": t.outcome.as_str()})).collect::<Vec<_>>(),
                 "events": report.events.iter().map(session::fired_json).collect::<Vec<_>>(),
                 "notices": report.notices,
             }),

@@ -7,7 +7,7 @@ use hook_core::{Decision, FireOutcome, Permission};
 use super::{DENIED_BY_APPROVAL, with_reason};
 use crate::{
     ApprovalAnswer, ApprovalPolicy, ApprovalRequest, DEFERRED_BY_HOOK, DENIED_BY_USER, DENIED_NOT_APPROVED, Session,
-    approval::Verdict,
+    ToolOutcome, approval::Verdict,
 };
 
 impl Session {
@@ -23,14 +23,19 @@ impl Session {
         approval: &FireOutcome,
     ) -> Verdict {
         if approval.decision != Decision::Approved {
-            return Verdict::Refuse(with_reason(DENIED_BY_APPROVAL, approval.reason.as_deref()), "approval_denied");
+            return Verdict::Refuse(
+                with_reason(DENIED_BY_APPROVAL, approval.reason.as_deref()),
+                ToolOutcome::ApprovalDenied,
+            );
         }
         if approval.permission == Some(Permission::Allow) {
             return Verdict::Run("hook");
         }
         match pre_permission {
             Some(Permission::Allow) => return Verdict::Run("hook"),
-            Some(Permission::Defer) => return Verdict::Refuse(with_reason(DEFERRED_BY_HOOK, pre_reason), "deferred"),
+            Some(Permission::Defer) => {
+                return Verdict::Refuse(with_reason(DEFERRED_BY_HOOK, pre_reason), ToolOutcome::Deferred);
+            }
             Some(Permission::Ask) => return self.ask_person(name, args, true, pre_reason).await,
             // A permission this loop does not know yet decides nothing.
             _ => {}
@@ -46,7 +51,7 @@ impl Session {
             ApprovalPolicy::AllowAll => Verdict::Run("policy"),
             ApprovalPolicy::Allow(tools) if tools.contains(name) => Verdict::Run("policy"),
             ApprovalPolicy::Allow(_) | ApprovalPolicy::DenyUnlessHookApproves => {
-                Verdict::Refuse(DENIED_NOT_APPROVED.to_owned(), "not_approved")
+                Verdict::Refuse(DENIED_NOT_APPROVED.to_owned(), ToolOutcome::NotApproved)
             }
             ApprovalPolicy::Ask(_) => self.ask_person(name, args, false, None).await,
         }
@@ -60,7 +65,7 @@ impl Session {
                 _ if is_forced => format!("{DENIED_NOT_APPROVED} (a hook asked for confirmation)"),
                 _ => DENIED_NOT_APPROVED.to_owned(),
             };
-            Verdict::Refuse(text, "not_approved")
+            Verdict::Refuse(text, ToolOutcome::NotApproved)
         };
         let Some(asker) = self.agent.inner.approval.asker().cloned() else { return not_approved() };
         let request = ApprovalRequest {
@@ -76,7 +81,7 @@ impl Session {
                 self.always_allowed.insert(name.to_owned());
                 Verdict::Run("user")
             }
-            ApprovalAnswer::No => Verdict::Refuse(DENIED_BY_USER.to_owned(), "user_denied"),
+            ApprovalAnswer::No => Verdict::Refuse(DENIED_BY_USER.to_owned(), ToolOutcome::UserDenied),
             ApprovalAnswer::Unanswered => not_approved(),
         }
     }

@@ -12,7 +12,7 @@ use super::{
     BatchEnd, DENIED_BY_HOOK, Fired, RESPONSE_HANDLED_NOTE, SKIPPED_BY_HOOK, SKIPPED_GRACEFUL, SKIPPED_STEERING,
     TurnState, nanos, tool_message, with_reason,
 };
-use crate::{Session, ToolOutput, ToolRecord, TurnError, TurnEvent, approval::Verdict};
+use crate::{Session, ToolOutcome, ToolOutput, ToolRecord, TurnError, TurnEvent, approval::Verdict};
 
 /// A tool call as the hooks have left it so far: the model's call id, and the name and
 /// arguments that will run.
@@ -49,7 +49,14 @@ impl Session {
             };
             if let Some(reason) = skip_reason {
                 for rest in &calls[idx..] {
-                    self.skip_call(st, rest, &rest.function.name, &rest.function.arguments, reason, "interrupted");
+                    self.skip_call(
+                        st,
+                        rest,
+                        &rest.function.name,
+                        &rest.function.arguments,
+                        reason,
+                        ToolOutcome::Interrupted,
+                    );
                 }
                 self.attach_media(attachments);
                 return Ok(if reason == SKIPPED_GRACEFUL { BatchEnd::Interrupted } else { BatchEnd::Continue });
@@ -101,7 +108,7 @@ impl Session {
     }
 
     /// The error tool message and the record of a call that did not run.
-    fn record_not_run(&mut self, st: &mut TurnState, call: CallView<'_>, content: String, outcome: &'static str) {
+    fn record_not_run(&mut self, st: &mut TurnState, call: CallView<'_>, content: String, outcome: ToolOutcome) {
         self.record_with(tool_message(call.id, content.clone()), true, None);
         st.report.tools.push(ToolRecord {
             name: call.name.to_owned(),
@@ -121,7 +128,7 @@ impl Session {
         name: &str,
         args: &str,
         text: &str,
-        outcome: &'static str,
+        outcome: ToolOutcome,
     ) {
         self.announce_skip(st, name, text);
         self.record_not_run(st, CallView { id: &call.id, name, args }, text.to_owned(), outcome);
@@ -155,7 +162,7 @@ impl Session {
             }
             Decision::DenyTool => {
                 let text = with_reason(DENIED_BY_HOOK, fired.out.reason.as_deref());
-                self.skip_call(st, call, &name, &args, &text, "denied");
+                self.skip_call(st, call, &name, &args, &text, ToolOutcome::Denied);
                 return Ok(false);
             }
             Decision::Skip => {
@@ -169,7 +176,7 @@ impl Session {
                     .await;
                 Self::check_abort(Event::PostToolExecutionFailure, &failed.out)?;
                 let content = failed.changed(Field::ToolError, |c| c.tool_error.clone()).unwrap_or(text);
-                self.record_not_run(st, view, content, "skipped");
+                self.record_not_run(st, view, content, ToolOutcome::Skipped);
                 return Ok(false);
             }
             Decision::Respond => {
@@ -178,7 +185,7 @@ impl Session {
                     self.announce_start(st, &name, &args);
                     self.notify_exec_end(st, &name, Duration::ZERO, &result);
                     let output = ToolOutput { result, response: None };
-                    return Ok(self.finish_call(st, call, (name, args), output, "responded", attachments));
+                    return Ok(self.finish_call(st, call, (name, args), output, ToolOutcome::Responded, attachments));
                 }
                 self.notice(st, format!("a hook answered `respond` for `{name}` without a result; the tool runs"));
             }
@@ -229,7 +236,7 @@ impl Session {
         }
         self.notify_exec_end(st, &name, duration, &result);
         let output = ToolOutput { result, response };
-        Ok(self.finish_call(st, call, (name, args), output, "executed", attachments))
+        Ok(self.finish_call(st, call, (name, args), output, ToolOutcome::Executed, attachments))
     }
 
     /// Runs the registered tool `name`; unknown tools and invalid arguments are error results.
@@ -258,7 +265,7 @@ impl Session {
         call: &ToolCall,
         (name, args): (String, String),
         output: ToolOutput,
-        outcome: &'static str,
+        outcome: ToolOutcome,
         attachments: &mut Vec<ContentPart>,
     ) -> bool {
         let ToolOutput { mut result, response } = output;
