@@ -10,10 +10,11 @@
 
 use std::{
     collections::BTreeMap,
+    ffi::{OsStr, OsString},
     fmt, fs, io,
     path::{Path, PathBuf},
     process::Stdio,
-    sync::Arc,
+    sync::{Arc, OnceLock},
     time::Instant,
 };
 
@@ -364,10 +365,19 @@ impl AgentCommandHook {
                 command
             }
             None => {
-                let mut command = Command::new(shell());
+                let mut command = Command::new(agent_shell(self.def.agent));
                 // Claude Code and Codex pass the command verbatim; Gemini CLI substitutes its
-                // variables, shell-quoted.
-                command.arg("-c").arg(substitute(&self.command, &vars, true));
+                // variables, shell-quoted, after an extension's own (`${extensionPath}`, `${/}`),
+                // which it writes in as they are when it loads the extension.
+                let text = match (&places.plugin, self.def.agent) {
+                    (Some((root, _)), Agent::Gemini) => {
+                        let root = root.to_str().unwrap_or_default();
+                        let project = places.project_dir.to_str().unwrap_or_default();
+                        substitute(&self.command, &gemini_extension_vars(root, project), false)
+                    }
+                    _ => self.command.clone(),
+                };
+                command.arg("-c").arg(substitute(&text, &vars, true));
                 command
             }
         };
@@ -436,7 +446,7 @@ impl AgentCommandHook {
             }
             None => HookError::SpawnFailed {
                 command: head_chars(&self.command, 200),
-                message: format!("{who}: could not start `{}`: {error}", shell().to_string_lossy()),
+                message: format!("{who}: could not start `{}`: {error}", agent_shell(self.def.agent).to_string_lossy()),
             },
         }
     }
@@ -568,6 +578,18 @@ struct Placeholder<'a> {
     is_bare: bool,
 }
 
+/// The variables Gemini CLI writes into the hooks of an extension (`<extension>/hooks/hooks.json`)
+/// when it loads it: `${extensionPath}` (the extension's directory), `${workspacePath}` (the
+/// project) and the path separator `${/}` (also `${pathSeparator}`), all as they are, unquoted.
+fn gemini_extension_vars<'a>(root: &'a str, project: &'a str) -> [Placeholder<'a>; 4] {
+    [
+        Placeholder { name: "extensionPath", value: root, is_bare: false },
+        Placeholder { name: "workspacePath", value: project, is_bare: false },
+        Placeholder { name: "/", value: "/", is_bare: false },
+        Placeholder { name: "pathSeparator", value: "/", is_bare: false },
+    ]
+}
+
 /// `text` with its placeholders replaced (shell-quoted when `quote`); any other `$` stays.
 fn substitute(text: &str, vars: &[Placeholder<'_>], quote: bool) -> String {
     if vars.is_empty() || !text.contains('$') {
@@ -614,6 +636,49 @@ fn shell_quote(value: &str) -> String {
         return value.to_owned();
     }
     format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// The shell that runs a shell-form command (`<shell> -c COMMAND`) of `agent`, as that agent
+/// picks it: Claude Code `/bin/sh`; Gemini CLI `bash` (so `[[ ]]`, arrays and `source` in a
+/// Gemini command work where `/bin/sh` is dash); Codex the user's `$SHELL` (Codex runs
+/// `$SHELL -lc`; the login environment is already this process's, inherited from the agent, so
+/// the profile is not read a second time). Either falls back to `/bin/sh` when its shell is
+/// missing.
+fn agent_shell(agent: Agent) -> &'static OsStr {
+    static BASH: OnceLock<Option<OsString>> = OnceLock::new();
+    static USER_SHELL: OnceLock<Option<OsString>> = OnceLock::new();
+    let found = match agent {
+        Agent::Claude => None,
+        Agent::Gemini => BASH
+            .get_or_init(|| {
+                let path = std::env::var_os("PATH")?;
+                std::env::split_paths(&path)
+                    .map(|dir| dir.join("bash"))
+                    .find(|bash| is_executable(bash))
+                    .map(Into::into)
+            })
+            .as_deref(),
+        Agent::Codex => USER_SHELL
+            .get_or_init(|| {
+                let shell = PathBuf::from(std::env::var_os("SHELL")?);
+                (shell.is_absolute() && is_executable(&shell)).then(|| shell.into_os_string())
+            })
+            .as_deref(),
+    };
+    found.unwrap_or_else(shell)
+}
+
+/// Whether `path` is a file this process may execute.
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
 }
 
 /// The session id as a file name (letters, digits, `.`, `_`, `-`; `session` when there is none).
@@ -758,6 +823,16 @@ mod tests {
         assert_eq!(substitute("cd $GEMINI_CWD && echo $GEMINI_SESSION_ID", &v, true), "cd '/a b' && echo s1");
         assert_eq!(substitute("$GEMINI_CWDX ${GEMINI_CWD}", &v, true), "$GEMINI_CWDX '/a b'");
         assert_eq!(substitute("é$GEMINI_SESSION_ID€", &v, false), "és1€");
+        let v = gemini_extension_vars("/ext/my ext", "/p");
+        assert_eq!(
+            substitute(
+                r#"python3 "${extensionPath}${/}hooks${/}x.py" ${workspacePath}${pathSeparator}a $extensionPath"#,
+                &v,
+                false
+            ),
+            r#"python3 "/ext/my ext/hooks/x.py" /p/a $extensionPath"#,
+            "braced only, as they are"
+        );
     }
 
     #[test]

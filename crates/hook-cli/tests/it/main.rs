@@ -9,6 +9,7 @@ mod daemon;
 mod demo;
 mod hardening;
 mod install;
+mod published;
 mod real_agents;
 mod telemetry;
 mod trust;

@@ -72,9 +72,21 @@ fn invalid(message: String, raw: &str) -> HookError {
     HookError::invalid_output(message, raw)
 }
 
-/// `stdout` as a JSON object, when it is one (after leading whitespace).
+/// Whitespace as JavaScript's `trim` sees it: Unicode white space and the byte-order mark
+/// (U+FEFF), which editors and PowerShell put before the JSON a hook prints. Claude Code and
+/// Gemini CLI trim with it before they look for `{`.
+fn is_js_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// `text` trimmed at both ends as JavaScript's `trim` does.
+fn js_trim(text: &str) -> &str {
+    text.trim_matches(is_js_space)
+}
+
+/// `stdout` as a JSON object, when it is one (after leading white space or a byte-order mark).
 fn json_object(stdout: &str) -> Option<Map<String, Value>> {
-    let trimmed = stdout.trim_start();
+    let trimmed = stdout.trim_start_matches(is_js_space);
     if !trimmed.starts_with('{') {
         return None;
     }
@@ -177,7 +189,7 @@ fn read_claude(event: Event, run: CommandRun<'_>, context: &Context) -> Result<H
 }
 
 fn read_gemini(event: Event, run: CommandRun<'_>, context: &Context) -> Result<HookOutput, HookError> {
-    let text = if run.stdout.trim().is_empty() { run.stderr.trim() } else { run.stdout.trim() };
+    let text = if js_trim(run.stdout).is_empty() { js_trim(run.stderr) } else { js_trim(run.stdout) };
     // A JSON string holding JSON is parsed twice.
     let parsed = hook_protocol::serde_json::from_str::<Value>(text).ok().and_then(|value| match value {
         Value::String(inner) => hook_protocol::serde_json::from_str::<Value>(&inner).ok(),

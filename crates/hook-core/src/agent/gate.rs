@@ -3,7 +3,7 @@
 
 use hook_protocol::{Agent, Context, Event, serde_json::Value};
 
-use super::matcher::{IfRule, Matcher, MatcherError, MatcherFlavor};
+use super::matcher::{IfRule, Matcher, MatcherError, MatcherFlavor, tool_name_aliases};
 use crate::{AgentHookDef, Gate, capability};
 
 /// The compiled matcher and `if` rule of one handler.
@@ -83,7 +83,9 @@ impl Gate for AgentGate {
                 return false;
             }
             let input = super::input::tool_input(context);
-            if !rule.matches(context.tool_name.as_deref().unwrap_or_default(), &input) {
+            let tool = context.tool_name.as_deref().unwrap_or_default();
+            let mut names = std::iter::once(tool).chain(tool_name_aliases(self.agent, tool).iter().copied());
+            if !names.any(|name| rule.matches(name, &input)) {
                 return false;
             }
         }
@@ -99,6 +101,11 @@ impl Gate for AgentGate {
                 .unwrap_or_default(),
             other => context.extra.get(other).and_then(Value::as_str).unwrap_or_default().to_owned(),
         };
+        if member == "tool_name" {
+            // The tool's other names (a legacy name, an agent's alias) select it too.
+            return matcher.matches(&value)
+                || tool_name_aliases(self.agent, &value).iter().any(|alias| matcher.matches(alias));
+        }
         matcher.matches(&value)
     }
 }

@@ -119,7 +119,8 @@ pub fn hook_input(agent: Agent, event: Event, context: &Context) -> Map<String, 
     if is_tool_event {
         input.insert("tool_name".into(), context.tool_name.clone().unwrap_or_default().into());
         input.insert("tool_input".into(), tool_input(context));
-        if event != Event::ApproveTool {
+        // Gemini CLI sends no call id: a hook reading `.tool_use_id // "none"` must not see "".
+        if event != Event::ApproveTool && (agent != Agent::Gemini || context.tool_call_id.is_some()) {
             input.insert("tool_use_id".into(), context.tool_call_id.clone().unwrap_or_default().into());
         }
     }

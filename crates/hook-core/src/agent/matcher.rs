@@ -4,6 +4,7 @@
 //! Every pattern is compiled at load time: a pattern that does not compile is a [`MatcherError`],
 //! never a silently skipped group, because a typo must never switch a guard off.
 
+use hook_protocol::Agent;
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
@@ -89,6 +90,23 @@ impl Matcher {
     /// The pattern as written ("" when absent).
     pub fn pattern(&self) -> &str {
         &self.pattern
+    }
+}
+
+/// The other names under which `agent` lets a matcher (or an `if` rule) select `tool_name`.
+///
+/// Claude Code resolves the legacy names of renamed tools, so a matcher written before the
+/// rename still selects the tool (`Task` was renamed `Agent` in 2.1.63; matchers and `if` rules
+/// saying `Task` still select it). Codex gives its own tools Claude Code's names as matcher
+/// aliases, so Claude Code file guards (`Edit|Write`) select `apply_patch`.
+pub fn tool_name_aliases(agent: Agent, tool_name: &str) -> &'static [&'static str] {
+    match (agent, tool_name) {
+        (Agent::Claude, "Agent") => &["Task"],
+        (Agent::Claude, "TaskStop") => &["KillShell"],
+        (Agent::Claude, "TaskOutput") => &["AgentOutputTool", "BashOutputTool"],
+        (Agent::Codex, "apply_patch") => &["Write", "Edit"],
+        (Agent::Codex, "spawn_agent") => &["Agent"],
+        _ => &[],
     }
 }
 

@@ -18,8 +18,15 @@ use hook_protocol::{
 use super::FileCx;
 use crate::{AgentHookDef, HookDefinition, HookSpec, agent::AgentGate};
 
-/// The longest deadline a handler may ask for.
+/// The longest deadline a handler gets.
 const MAX_TIMEOUT_SECS: f64 = super::MAX_TIMEOUT.as_secs() as f64;
+
+/// The longest `timeout` the agents honour: Claude Code and Gemini CLI hand it to a JavaScript
+/// timer, which holds at most 2^31 - 1 milliseconds and fires at once beyond that (so a larger
+/// value switches the hook off there). Up to it, a value over [`MAX_TIMEOUT_SECS`] is accepted
+/// and capped: published settings often write milliseconds (`"timeout": 120000` meaning two
+/// minutes), which the agents read as seconds and run.
+const AGENT_MAX_TIMEOUT_SECS: f64 = 2_147_483.647;
 
 /// Handler types the family documents.
 const KINDS: [&str; 5] = ["command", "http", "prompt", "mcp_tool", "agent"];
@@ -238,15 +245,31 @@ fn handler_spec(
         Some(t) if agent == Agent::Gemini => t / 1000.0,
         Some(t) => t,
     };
-    if !secs.is_finite() || secs > MAX_TIMEOUT_SECS {
-        let unit = if agent == Agent::Gemini { "milliseconds" } else { "seconds" };
+    let unit = if agent == Agent::Gemini { "milliseconds" } else { "seconds" };
+    if !secs.is_finite() || secs > AGENT_MAX_TIMEOUT_SECS {
         cx.error(
             at,
             Some(&name),
-            format!("`timeout` must be a number of {unit}, at most 24 hours; got {}", raw.unwrap_or(secs)),
+            format!(
+                "`timeout` must be a number of {unit} the agent can wait (at most 24 days); got {}",
+                number(raw.unwrap_or(secs))
+            ),
         );
         return None;
     }
+    let secs = if secs > MAX_TIMEOUT_SECS {
+        cx.warn(
+            at,
+            Some(&name),
+            format!(
+                "`timeout: {}` {unit} is over 24 hours (were milliseconds meant?); hookwire waits at most 24 hours",
+                number(raw.unwrap_or(secs))
+            ),
+        );
+        MAX_TIMEOUT_SECS
+    } else {
+        secs
+    };
     let on_error = match handler.on_failure.as_deref() {
         None | Some("continue") => None,
         Some("block") => Some(OnError::Deny),
@@ -282,6 +305,11 @@ fn handler_spec(
     spec.on_error = on_error;
     spec.deadlines = cx.deadlines;
     Some(spec)
+}
+
+/// A number as the user wrote it: `120000`, `2.5`, `1e30` (not thirty-one digits).
+fn number(value: f64) -> String {
+    if value.is_finite() && value.abs() < 1e15 { format!("{value}") } else { format!("{value:e}") }
 }
 
 /// What makes two handlers "identical" to Claude Code: the same event, type and command (or
