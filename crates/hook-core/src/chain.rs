@@ -6,7 +6,7 @@ use std::{
     future::{Future, poll_fn},
     pin::Pin,
     sync::{Arc, Mutex},
-    task::Poll,
+    task::{self, Poll},
     time::{Duration, Instant},
 };
 
@@ -17,10 +17,14 @@ use crate::{
     Action, Capability, Deadlines, Decision, Field, FireOutcome, HookError, HookInput, HookOutput, Level, OutcomeClass,
     SerializedCache, TraceEntry, capability,
     registry::{Entry, Registered},
+    trace::Dropped,
 };
 
 /// The first backoff between attempts; the n-th waits n times as long.
 const BACKOFF_STEP: Duration = Duration::from_millis(50);
+
+/// A century: the chain deadline when the configured one does not fit in an `Instant`.
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// Tool names each registration added to `tools` in a `pre_llm_request` fire: the tools it may
 /// answer with `respond`.
@@ -108,6 +112,97 @@ fn precheck(entry: &Entry, event: Event, context: &Context) -> Option<TraceEntry
     Some(TraceEntry::not_run(entry.id.clone(), outcome))
 }
 
+/// The deadline of a hook starting at `started` and the limit a timeout names: the hook's own,
+/// or the chain's when that comes first. `None` when the chain's deadline has already passed.
+fn hook_deadline(
+    entry: &Entry,
+    event: Event,
+    deadlines: &Deadlines,
+    started: Instant,
+    chain_deadline: Instant,
+) -> Option<(Instant, Duration)> {
+    if started >= chain_deadline {
+        return None;
+    }
+    let own = entry.reg.deadline_on(event, deadlines);
+    // `checked_add`: a huge configured timeout means "the chain's deadline", never an overflow.
+    Some(match started.checked_add(own) {
+        Some(deadline) if deadline <= chain_deadline => (deadline, own),
+        _ => (chain_deadline, deadlines.chain),
+    })
+}
+
+/// The run of a hook that could not start: the chain's deadline was used up.
+fn budget_exhausted(entry: &Entry, deadlines: &Deadlines) -> Run {
+    entry.metrics.failure_without_run();
+    Run { result: Err(HookError::BudgetExhausted { budget: deadlines.chain }), attempts: 0, duration: Duration::ZERO }
+}
+
+/// Awaits a call that was not ready on its first poll, until `deadline`.
+async fn finish_call(
+    call: Pin<Box<dyn Future<Output = Result<HookOutput, HookError>> + Send + '_>>,
+    deadline: Instant,
+    limit: Duration,
+) -> Result<HookOutput, HookError> {
+    match tokio::time::timeout_at(deadline.into(), call).await {
+        Ok(result) => result,
+        Err(_) => Err(HookError::Timeout { after: limit }),
+    }
+}
+
+/// One attempt of `entry`; a call not ready at once is bounded by `deadline`.
+async fn attempt_once(
+    entry: &Entry,
+    input: &HookInput<'_>,
+    deadline: Instant,
+    limit: Duration,
+) -> Result<HookOutput, HookError> {
+    let mut call = entry.reg.hook.call(input);
+    // Most in-process hooks finish on their first poll: only arm a timer for those that do not.
+    match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
+        Poll::Ready(result) => result,
+        Poll::Pending => finish_call(call, deadline, limit).await,
+    }
+}
+
+/// Whether a failed attempt `attempt` that ended at `ended` is tried again.
+fn is_retried(entry: &Entry, err: &HookError, attempt: u32, ended: Instant, deadline: Instant) -> bool {
+    attempt <= entry.reg.retry
+        && !matches!(err, HookError::Timeout { .. } | HookError::Cancelled)
+        && ended + BACKOFF_STEP * attempt < deadline
+}
+
+/// The attempts after a first one that failed with `err` and ended at `ended`: backs off and
+/// retries while the policy and the deadline allow; returns the last result, the number of
+/// attempts and when the last one ended.
+#[allow(clippy::too_many_arguments, reason = "the state of a hook's run, passed once on a rare path")]
+async fn retry(
+    entry: &Entry,
+    event: Event,
+    context: &Context,
+    cache: &SerializedCache,
+    (deadline, limit): (Instant, Duration),
+    mut err: HookError,
+    mut ended: Instant,
+    mut attempt: u32,
+) -> (Result<HookOutput, HookError>, u32, Instant) {
+    while is_retried(entry, &err, attempt, ended, deadline) {
+        debug!(hook = %entry.id, attempt, error = %err, "hook failed; retrying");
+        tokio::time::sleep(BACKOFF_STEP * attempt).await;
+        attempt += 1;
+        let attempt_started = Instant::now();
+        let input = HookInput::new(event, context, deadline, attempt, cache);
+        let result = attempt_once(entry, &input, deadline, limit).await;
+        ended = Instant::now();
+        entry.metrics.attempt(result.is_ok(), ended - attempt_started);
+        match result {
+            Ok(output) => return (Ok(output), attempt, ended),
+            Err(next) => err = next,
+        }
+    }
+    (Err(err), attempt, ended)
+}
+
 /// Runs `entry` with its deadline, bounded by the chain's, retrying failures while time remains.
 async fn run_hook(
     entry: &Entry,
@@ -118,52 +213,63 @@ async fn run_hook(
     chain_deadline: Instant,
 ) -> Run {
     let started = Instant::now();
-    if started >= chain_deadline {
-        entry.metrics.failure_without_run();
-        return Run {
-            result: Err(HookError::BudgetExhausted { budget: deadlines.chain }),
-            attempts: 0,
-            duration: Duration::ZERO,
-        };
-    }
-    let own = entry.reg.deadline_on(event, deadlines);
-    // A timeout names the deadline that passed: the hook's own, or the chain's when that came first.
-    let (deadline, limit) =
-        if started + own <= chain_deadline { (started + own, own) } else { (chain_deadline, deadlines.chain) };
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        // One clock read per attempt boundary: reads are a visible share of a no-op hook's cost.
-        let attempt_started = if attempt == 1 { started } else { Instant::now() };
-        let input = HookInput::new(event, context, deadline, attempt, cache);
-        let mut call = std::pin::pin!(entry.reg.hook.call(&input));
-        // Most in-process hooks finish on their first poll: only arm a timer for those that do not.
-        let result = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
-            Poll::Ready(result) => result,
-            Poll::Pending => match tokio::time::timeout_at(deadline.into(), call).await {
-                Ok(result) => result,
-                Err(_) => Err(HookError::Timeout { after: limit }),
-            },
-        };
-        let ended = Instant::now();
-        entry.metrics.attempt(result.is_ok(), ended - attempt_started);
-        let err = match result {
-            Ok(output) => return Run { result: Ok(output), attempts: attempt, duration: ended - started },
-            Err(err) => err,
-        };
-        let backoff = BACKOFF_STEP * attempt;
-        let is_retry = attempt <= entry.reg.retry
-            && !matches!(err, HookError::Timeout { .. } | HookError::Cancelled)
-            && ended + backoff < deadline;
-        if !is_retry {
-            return Run { result: Err(err), attempts: attempt, duration: ended - started };
+    let Some((deadline, limit)) = hook_deadline(entry, event, deadlines, started, chain_deadline) else {
+        return budget_exhausted(entry, deadlines);
+    };
+    let input = HookInput::new(event, context, deadline, 1, cache);
+    let result = attempt_once(entry, &input, deadline, limit).await;
+    let ended = Instant::now();
+    entry.metrics.attempt(result.is_ok(), ended - started);
+    let (result, attempts, ended) = match result {
+        Ok(output) => (Ok(output), 1, ended),
+        Err(err) => retry(entry, event, context, cache, (deadline, limit), err, ended, 1).await,
+    };
+    Run { result, attempts, duration: ended - started }
+}
+
+/// A hook's first attempt that did not end the hook's run on its first poll.
+enum Unfinished<'a> {
+    /// The call is still running.
+    Pending(Pin<Box<dyn Future<Output = Result<HookOutput, HookError>> + Send + 'a>>),
+    /// The call failed at once, at the given instant, and is to be retried.
+    Failed(HookError, Instant),
+}
+
+/// The rest of a hook's run after its first poll: awaits a pending call until its deadline,
+/// then retries failures as the policy and the deadline allow. Returns the run and when it ended.
+async fn finish_run(
+    entry: &Entry,
+    event: Event,
+    context: &Context,
+    cache: &SerializedCache,
+    unfinished: Unfinished<'_>,
+    started: Instant,
+    (deadline, limit): (Instant, Duration),
+) -> (Run, Instant) {
+    let (err, ended) = match unfinished {
+        Unfinished::Failed(err, ended) => (err, ended),
+        Unfinished::Pending(call) => {
+            let result = finish_call(call, deadline, limit).await;
+            let ended = Instant::now();
+            entry.metrics.attempt(result.is_ok(), ended - started);
+            match result {
+                Ok(output) => return (Run { result: Ok(output), attempts: 1, duration: ended - started }, ended),
+                Err(err) => (err, ended),
+            }
         }
-        debug!(hook = %entry.id, attempt, error = %err, "hook failed; retrying");
-        tokio::time::sleep(backoff).await;
-    }
+    };
+    let (result, attempts, ended) = retry(entry, event, context, cache, (deadline, limit), err, ended, 1).await;
+    (Run { result, attempts, duration: ended - started }, ended)
 }
 
 /// Runs the chain of `entries` for `event` over `context`.
+///
+/// The sequential path is the engine's hot path, shaped by measurement (`benches/chain.rs`): a
+/// hook's first attempt is polled right here, so an in-process hook that is ready at once hands
+/// its output to the merge in place, without moving it through nested futures (an output is
+/// several hundred bytes); the clock is read once per hook (a hook's start is the previous
+/// hook's end, so a hook's time includes the few nanoseconds of bookkeeping before it); a timer
+/// is armed, and the rest of the run boxed, only for a hook that is not ready at once or fails.
 pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event, context: &mut Context) -> FireOutcome {
     let cap = capability(event);
     // An approval may wait for a person: its chain gets at least as long as its longest approver
@@ -182,7 +288,9 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
         }
         _ => env,
     };
-    let chain_deadline = Instant::now() + env.deadlines.chain;
+    let mut clock = Instant::now();
+    // A chain deadline too far to represent is as good as none: a century.
+    let chain_deadline = clock.checked_add(env.deadlines.chain).unwrap_or(clock + FAR_FUTURE);
     let cache = SerializedCache::default();
     let mut outcome = FireOutcome::empty(event);
     outcome.trace.reserve(entries.len());
@@ -190,17 +298,61 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
         run_concurrently(env, entries, event, context, &cache, chain_deadline, &mut outcome).await;
         return outcome;
     }
+    // This task's waker, to poll each hook's first attempt in place (see above).
+    let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     for entry in entries {
         if let Some(skipped) = precheck(entry, event, context) {
             outcome.trace.push(skipped);
             continue;
         }
         let span = debug_span!("hook", hook = %entry.id);
-        let hook_run = run_hook(entry, event, context, &cache, env.deadlines, chain_deadline);
-        // Wrapping the run moves its future; skip that when no subscriber wants the span.
-        let mut run = if span.is_disabled() { hook_run.await } else { hook_run.instrument(span).await };
-        let is_halted = merge(env, cap, entry, &mut run, context, &cache, &mut outcome);
-        if is_halted {
+        let started = clock;
+        let Some((deadline, limit)) = hook_deadline(entry, event, env.deadlines, started, chain_deadline) else {
+            let mut run = budget_exhausted(entry, env.deadlines);
+            if merge(env, cap, entry, &mut run.result, 0, Duration::ZERO, context, &cache, &mut outcome) {
+                break;
+            }
+            continue;
+        };
+        let input = HookInput::new(event, context, deadline, 1, &cache);
+        // The fast path: the call writes its answer straight into `polled`, on this stack, and
+        // the merge reads it there. Nothing here awaits, so the answer never lives in the
+        // chain's future (which stays small) and is never moved.
+        let unfinished = {
+            let mut call = entry.reg.hook.call(&input);
+            let mut polled = {
+                let _entered = span.enter();
+                call.as_mut().poll(&mut task::Context::from_waker(&waker))
+            };
+            match &mut polled {
+                Poll::Pending => Unfinished::Pending(call),
+                Poll::Ready(result) => {
+                    drop(call);
+                    let ended = Instant::now();
+                    let took = ended - started;
+                    entry.metrics.attempt(result.is_ok(), took);
+                    clock = ended;
+                    match result {
+                        Err(err) if is_retried(entry, err, 1, ended, deadline) => {
+                            Unfinished::Failed(std::mem::replace(err, HookError::Cancelled), ended)
+                        }
+                        _ => {
+                            if merge(env, cap, entry, result, 1, took, context, &cache, &mut outcome) {
+                                debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
+                                break;
+                            }
+                            continue;
+                        }
+                    }
+                }
+            }
+        };
+        // The slow path, boxed so its state does not weigh on every fire: a hook not ready at
+        // once (a process, a model) or one to retry.
+        let finishing = finish_run(entry, event, context, &cache, unfinished, started, (deadline, limit));
+        let (mut run, ended) = Box::pin(finishing.instrument(span)).await;
+        clock = ended;
+        if merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, &cache, &mut outcome) {
             debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
             break;
         }
@@ -243,7 +395,7 @@ async fn run_concurrently(
         // Everyone already ran: a halt only decides the outcome (first in chain order wins).
         let was_halted = outcome.decision.is_halt();
         let (decision, reason) = (outcome.decision, outcome.reason.take());
-        merge(env, cap, entry, &mut run, context, cache, outcome);
+        merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, cache, outcome);
         if was_halted {
             outcome.decision = decision;
             outcome.reason = reason;
@@ -251,24 +403,45 @@ async fn run_concurrently(
     }
 }
 
-/// Folds one hook's run into `outcome`; returns whether the chain halts.
+/// Folds one hook's run (its result, attempts and time) into `outcome`; returns whether the
+/// chain halts.
+#[allow(clippy::too_many_arguments, reason = "one step of the chain's fold; splitting it hides the flow")]
 fn merge(
     env: ChainEnv<'_>,
     cap: &Capability,
     entry: &Entry,
-    run: &mut Run,
+    result: &mut Result<HookOutput, HookError>,
+    attempts: u32,
+    duration: Duration,
     context: &mut Context,
     cache: &SerializedCache,
     outcome: &mut FireOutcome,
 ) -> bool {
-    let mut trace = TraceEntry::not_run(entry.id.clone(), OutcomeClass::Ok);
-    trace.attempts = run.attempts;
-    trace.duration = run.duration;
-    // By reference: an output is large, and moving it per hook shows in the chain's cost.
-    let is_halted = match &mut run.result {
+    // The entry is built in its slot of the trace, and the output read by reference: moving
+    // either per hook shows in the chain's cost.
+    let mut traces = std::mem::take(&mut outcome.trace);
+    let slot = traces.len();
+    traces.push(TraceEntry {
+        id: entry.id.clone(),
+        outcome: OutcomeClass::Ok,
+        action: None,
+        changed: Vec::new(),
+        dropped: Vec::new(),
+        attempts,
+        duration,
+        error: None,
+    });
+    let trace = &mut traces[slot];
+    let is_halted = match result {
         Ok(output) => {
-            trace.outcome = if output.is_no_change() { OutcomeClass::NoChange } else { OutcomeClass::Ok };
-            merge_output(env, cap, entry, output, context, cache, outcome, &mut trace)
+            let is_no_change = output.is_no_change();
+            trace.outcome = if is_no_change { OutcomeClass::NoChange } else { OutcomeClass::Ok };
+            // An output that changes and decides nothing has nothing to merge on any event.
+            if is_no_change && output.unknown_fields.is_empty() {
+                false
+            } else {
+                merge_output(env, cap, entry, output, context, cache, outcome, trace)
+            }
         }
         Err(err) => {
             trace.outcome = err.class();
@@ -277,7 +450,7 @@ fn merge(
             is_halted
         }
     };
-    outcome.trace.push(trace);
+    outcome.trace = traces;
     is_halted
 }
 
@@ -298,10 +471,12 @@ fn merge_output(
     trace: &mut TraceEntry,
 ) -> bool {
     let reg = &entry.reg;
-    for field in Field::ALL {
-        if output.patch.sets(field) && !cap.may_change(field) {
-            output.patch.clear(field);
-            trace.dropped.push(field.as_str().to_owned());
+    if !output.patch.is_empty() {
+        for field in Field::ALL {
+            if output.patch.sets(field) && !cap.may_change(field) {
+                output.patch.clear(field);
+                trace.dropped.push(Dropped::Field(field));
+            }
         }
     }
     let tools_before =
@@ -332,14 +507,14 @@ fn merge_output(
         if cap.inject_messages {
             effects.inject_messages.append(&mut output.inject_messages);
         } else {
-            trace.dropped.push("inject_messages".to_owned());
+            trace.dropped.push(Dropped::InjectMessages);
         }
     }
     if let Some(text) = output.additional_context.take() {
         if cap.additional_context {
             effects.additional_context.push(text);
         } else {
-            trace.dropped.push("additional_context".to_owned());
+            trace.dropped.push(Dropped::AdditionalContext);
         }
     }
     if let Some(text) = output.system_message.take() {
@@ -352,14 +527,14 @@ fn merge_output(
         if outcome.event == Event::PreToolExecution {
             outcome.permission = outcome.permission.max(Some(permission));
         } else {
-            trace.dropped.push(format!("permission {}", permission.as_str()));
+            trace.dropped.push(Dropped::Permission(permission));
         }
     }
     if let Some(text) = output.retry_feedback.take() {
         if cap.retry_feedback {
             effects.retry_feedback = Some(text);
         } else {
-            trace.dropped.push("retry_feedback".to_owned());
+            trace.dropped.push(Dropped::RetryFeedback);
         }
     }
 
@@ -382,7 +557,7 @@ fn merge_output(
             ));
             return true;
         }
-        trace.dropped.extend(output.unknown_fields.drain(..).map(|f| format!("unknown field `{f}`")));
+        trace.dropped.extend(output.unknown_fields.drain(..).map(Dropped::UnknownField));
     }
     if cap.is_approval {
         let is_denied = match output.approved {
@@ -396,7 +571,7 @@ fn merge_output(
             return true;
         }
         if let Some(action) = output.action.filter(|a| !matches!(a, Action::Stop | Action::DenyTool)) {
-            trace.dropped.push(action.as_str().to_owned());
+            trace.dropped.push(Dropped::Action(action));
         }
         if output.approved == Some(true) {
             // An explicit approval, as opposed to no objection: an agent's bridge answers "allow".
@@ -405,24 +580,24 @@ fn merge_output(
         return false;
     }
     if output.approved.is_some() {
-        trace.dropped.push("approved".to_owned());
+        trace.dropped.push(Dropped::Approved);
     }
     let action = match output.action {
         Some(action) if cap.allows(action) => action,
         Some(action) => {
-            trace.dropped.push(action.as_str().to_owned());
+            trace.dropped.push(Dropped::Action(action));
             return false;
         }
         None => {
             if output.respond.is_some() {
-                trace.dropped.push("respond".to_owned());
+                trace.dropped.push(Dropped::Respond);
             }
             return false;
         }
     };
     if action != Action::Respond {
         if output.respond.is_some() {
-            trace.dropped.push("respond".to_owned());
+            trace.dropped.push(Dropped::Respond);
         }
         trace.action = Some(action);
         outcome.decision = Decision::from_action(action);
@@ -438,7 +613,7 @@ fn merge_output(
     } else {
         warn!(hook = %entry.id, tool, "respond refused: the hook did not inject the tool and does not list it");
         trace.action = Some(Action::DenyTool);
-        trace.dropped.push("respond".to_owned());
+        trace.dropped.push(Dropped::Respond);
         outcome.decision = Decision::DenyTool;
         outcome.reason = Some(format!(
             "hook `{}` may not respond for tool `{tool}`: it did not add that tool in before_llm and does not list it under respond_tools",

@@ -192,7 +192,7 @@ pub enum BuildError {
     },
     /// Starting the hook failed (spawn, handshake, ...).
     #[error("{0}")]
-    Start(HookError),
+    Start(#[source] HookError),
     /// The hook refused to be mounted (`hook.hello` answered `ok: false`).
     #[error("the hook refused to start: {reason}")]
     Refused {

@@ -21,7 +21,7 @@ pub struct CompiledFilter {
 
 impl CompiledFilter {
     /// Compiles `filter`; a bad or oversized regex is an error naming the member and the fix.
-    pub fn compile(filter: &HookFilter) -> Result<Self, String> {
+    pub fn compile(filter: &HookFilter) -> Result<Self, FilterError> {
         Ok(CompiledFilter {
             tool_name: filter.tool_name.clone(),
             tool_matcher: match (&filter.tool_name, &filter.tool_matcher) {
@@ -78,9 +78,38 @@ impl CompiledFilter {
     }
 }
 
-fn compile_regex(member: &str, pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern).size_limit(REGEX_SIZE_LIMIT).build().map_err(|err| {
-        format!("filter `{member}` is not a valid regular expression ({err}); fix the pattern `{pattern}`")
+/// A filter that does not compile: which member, its pattern, and the regex error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("filter `{member}` is not a valid regular expression ({source}); fix the pattern `{pattern}`")]
+pub struct FilterError {
+    member: &'static str,
+    pattern: String,
+    #[source]
+    source: regex::Error,
+}
+
+impl FilterError {
+    /// The filter member whose pattern is wrong: `tool_regex` or `args_regex`.
+    pub fn member(&self) -> &'static str {
+        self.member
+    }
+
+    /// The pattern as configured.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether the pattern is valid but compiles to more than the size limit.
+    pub fn is_too_big(&self) -> bool {
+        matches!(self.source, regex::Error::CompiledTooBig(_))
+    }
+}
+
+fn compile_regex(member: &'static str, pattern: &str) -> Result<Regex, FilterError> {
+    RegexBuilder::new(pattern).size_limit(REGEX_SIZE_LIMIT).build().map_err(|source| FilterError {
+        member,
+        pattern: pattern.to_owned(),
+        source,
     })
 }
 
@@ -104,9 +133,20 @@ mod tests {
     }
 
     #[test]
+    fn bad_regex_names_member_and_pattern() {
+        let filter = HookFilter { args_regex: Some("(unclosed".into()), ..HookFilter::default() };
+        let err = CompiledFilter::compile(&filter).unwrap_err();
+        assert_eq!((err.member(), err.pattern(), err.is_too_big()), ("args_regex", "(unclosed", false));
+        assert!(err.to_string().ends_with("; fix the pattern `(unclosed`"), "{err}");
+    }
+
+    #[test]
     fn oversized_regex_is_an_error() {
         let filter = HookFilter { tool_regex: Some("\\w{1000}{1000}".into()), ..HookFilter::default() };
         let err = CompiledFilter::compile(&filter).unwrap_err();
-        assert!(err.contains("tool_regex"), "{err}");
+        assert_eq!(err.member(), "tool_regex");
+        assert!(err.is_too_big(), "{err}");
+        assert!(err.to_string().starts_with("filter `tool_regex` is not a valid regular expression ("), "{err}");
+        assert!(std::error::Error::source(&err).is_some());
     }
 }

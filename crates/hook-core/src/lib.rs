@@ -53,7 +53,7 @@ mod trace;
 pub use capability::{Capability, capability};
 pub use engine::{Engine, EngineBuilder, LoadError};
 pub use error::{BuildError, HookError, OutcomeClass, fmt_duration, head_chars, tail_chars};
-pub use filter::CompiledFilter;
+pub use filter::{CompiledFilter, FilterError};
 pub use hook::{
     Gate, Hook, HookInput, IntoHookResult, Observer, ObserverEvent, SerializedCache, hook_fn, hook_fn_sync,
 };
@@ -66,7 +66,7 @@ pub use spec::{
     AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation,
     default_on_error,
 };
-pub use trace::{Decision, Effects, FireOutcome, TraceEntry};
+pub use trace::{Decision, Dropped, Effects, FireOutcome, TraceEntry};
 
 /// Hook authors implement [`Hook`] with it: `#[hook_core::async_trait]`.
 pub use async_trait::async_trait;

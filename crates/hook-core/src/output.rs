@@ -1,7 +1,9 @@
 //! What one hook returns, in the engine's own terms, whatever its dialect.
 
+use std::fmt;
+
 use hook_protocol::{
-    ChatMessage, Context, Event, HookResult, ToolCall, ToolDefinition, ToolResult,
+    ChatMessage, Context, Event, HookResult, ToolResult,
     jcli::JcliAction,
     serde_json::{Map, Value},
 };
@@ -64,176 +66,105 @@ impl Permission {
     }
 }
 
-/// Replacements for context fields; a field left `None` stays as it was.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ContextPatch {
-    /// New user message.
-    pub user_input: Option<String>,
-    /// New conversation.
-    pub messages: Option<Vec<ChatMessage>>,
-    /// New system prompt.
-    pub system_prompt: Option<String>,
-    /// New model.
-    pub model: Option<String>,
-    /// New tool list.
-    pub tools: Option<Vec<ToolDefinition>>,
-    /// New model parameters.
-    pub options: Option<Map<String, Value>>,
-    /// New reply text.
-    pub assistant_output: Option<String>,
-    /// New tool calls of the reply.
-    pub tool_calls: Option<Vec<ToolCall>>,
-    /// New tool name.
-    pub tool_name: Option<String>,
-    /// New tool arguments (JSON text).
-    pub tool_arguments: Option<String>,
-    /// New tool result.
-    pub tool_result: Option<ToolResult>,
-    /// New tool error text.
-    pub tool_error: Option<String>,
-}
-
-/// A field of [`Context`] that hooks may replace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Field {
-    /// `user_input`
-    UserInput,
-    /// `messages`
-    Messages,
-    /// `system_prompt`
-    SystemPrompt,
-    /// `model`
-    Model,
-    /// `tools`
-    Tools,
-    /// `options`
-    Options,
-    /// `assistant_output`
-    AssistantOutput,
-    /// `tool_calls`
-    ToolCalls,
-    /// `tool_name`
-    ToolName,
-    /// `tool_arguments`
-    ToolArguments,
-    /// `tool_result`
-    ToolResult,
-    /// `tool_error`
-    ToolError,
-}
-
-impl Field {
-    /// Every replaceable field.
-    pub const ALL: [Field; 12] = [
-        Field::UserInput,
-        Field::Messages,
-        Field::SystemPrompt,
-        Field::Model,
-        Field::Tools,
-        Field::Options,
-        Field::AssistantOutput,
-        Field::ToolCalls,
-        Field::ToolName,
-        Field::ToolArguments,
-        Field::ToolResult,
-        Field::ToolError,
-    ];
-
-    /// The context member's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Field::UserInput => "user_input",
-            Field::Messages => "messages",
-            Field::SystemPrompt => "system_prompt",
-            Field::Model => "model",
-            Field::Tools => "tools",
-            Field::Options => "options",
-            Field::AssistantOutput => "assistant_output",
-            Field::ToolCalls => "tool_calls",
-            Field::ToolName => "tool_name",
-            Field::ToolArguments => "tool_arguments",
-            Field::ToolResult => "tool_result",
-            Field::ToolError => "tool_error",
+/// `ContextPatch`, `Field` and their per-field code, from the one list of replaceable context
+/// fields ([`hook_protocol::for_each_context_field!`]).
+macro_rules! context_fields {
+    ($(($name:ident, $variant:ident, $ty:ty, $doc:literal)),* $(,)?) => {
+        /// Replacements for context fields; a field left `None` stays as it was.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct ContextPatch {
+            $(
+                #[doc = concat!("New ", $doc, ".")]
+                pub $name: Option<$ty>,
+            )*
         }
+
+        /// A field of [`Context`] that hooks may replace.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Field {
+            $(
+                #[doc = concat!("`", stringify!($name), "`")]
+                $variant,
+            )*
+        }
+
+        /// How many fields hooks may replace.
+        const N_FIELDS: usize = [$(stringify!($name)),*].len();
+
+        impl Field {
+            /// Every replaceable field.
+            pub const ALL: [Field; N_FIELDS] = [$(Field::$variant),*];
+
+            /// The context member's name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Field::$variant => stringify!($name),)*
+                }
+            }
+        }
+
+        impl ContextPatch {
+            /// Whether the patch replaces nothing.
+            pub fn is_empty(&self) -> bool {
+                true $(&& self.$name.is_none())*
+            }
+
+            /// Whether the patch sets `field`.
+            pub fn sets(&self, field: Field) -> bool {
+                match field {
+                    $(Field::$variant => self.$name.is_some(),)*
+                }
+            }
+
+            /// Drops `field` from the patch.
+            pub fn clear(&mut self, field: Field) {
+                match field {
+                    $(Field::$variant => self.$name = None,)*
+                }
+            }
+
+            /// Writes every set field into `context`, noting in `changed` those whose value changed.
+            fn apply_fields(self, context: &mut Context, changed: &mut Vec<Field>) {
+                $(put(&mut context.$name, self.$name, Field::$variant, changed);)*
+            }
+        }
+    };
+}
+
+hook_protocol::for_each_context_field!(context_fields);
+
+/// Writes `value`, when set, into `slot`; notes `field` when the value changed.
+fn put<T: PartialEq>(slot: &mut Option<T>, value: Option<T>, field: Field, changed: &mut Vec<Field>) {
+    if let Some(value) = value {
+        if slot.as_ref() != Some(&value) {
+            changed.push(field);
+        }
+        *slot = Some(value);
     }
 }
 
 impl ContextPatch {
-    /// Whether the patch replaces nothing.
-    pub fn is_empty(&self) -> bool {
-        self.fields().next().is_none()
-    }
-
     /// The fields the patch sets.
     pub fn fields(&self) -> impl Iterator<Item = Field> + '_ {
         Field::ALL.into_iter().filter(|field| self.sets(*field))
     }
 
-    /// Whether the patch sets `field`.
-    pub fn sets(&self, field: Field) -> bool {
-        match field {
-            Field::UserInput => self.user_input.is_some(),
-            Field::Messages => self.messages.is_some(),
-            Field::SystemPrompt => self.system_prompt.is_some(),
-            Field::Model => self.model.is_some(),
-            Field::Tools => self.tools.is_some(),
-            Field::Options => self.options.is_some(),
-            Field::AssistantOutput => self.assistant_output.is_some(),
-            Field::ToolCalls => self.tool_calls.is_some(),
-            Field::ToolName => self.tool_name.is_some(),
-            Field::ToolArguments => self.tool_arguments.is_some(),
-            Field::ToolResult => self.tool_result.is_some(),
-            Field::ToolError => self.tool_error.is_some(),
-        }
-    }
-
-    /// Drops `field` from the patch.
-    pub fn clear(&mut self, field: Field) {
-        match field {
-            Field::UserInput => self.user_input = None,
-            Field::Messages => self.messages = None,
-            Field::SystemPrompt => self.system_prompt = None,
-            Field::Model => self.model = None,
-            Field::Tools => self.tools = None,
-            Field::Options => self.options = None,
-            Field::AssistantOutput => self.assistant_output = None,
-            Field::ToolCalls => self.tool_calls = None,
-            Field::ToolName => self.tool_name = None,
-            Field::ToolArguments => self.tool_arguments = None,
-            Field::ToolResult => self.tool_result = None,
-            Field::ToolError => self.tool_error = None,
-        }
-    }
-
     /// Writes every set field into `context`; returns the fields whose value actually changed.
     pub fn apply(self, context: &mut Context) -> Vec<Field> {
-        fn put<T: PartialEq>(slot: &mut Option<T>, value: Option<T>, field: Field, changed: &mut Vec<Field>) {
-            if let Some(value) = value {
-                if slot.as_ref() != Some(&value) {
-                    changed.push(field);
-                }
-                *slot = Some(value);
-            }
-        }
         let mut changed = Vec::new();
-        put(&mut context.user_input, self.user_input, Field::UserInput, &mut changed);
-        put(&mut context.messages, self.messages, Field::Messages, &mut changed);
-        put(&mut context.system_prompt, self.system_prompt, Field::SystemPrompt, &mut changed);
-        put(&mut context.model, self.model, Field::Model, &mut changed);
-        put(&mut context.tools, self.tools, Field::Tools, &mut changed);
-        put(&mut context.options, self.options, Field::Options, &mut changed);
-        put(&mut context.assistant_output, self.assistant_output, Field::AssistantOutput, &mut changed);
-        put(&mut context.tool_calls, self.tool_calls, Field::ToolCalls, &mut changed);
-        put(&mut context.tool_name, self.tool_name, Field::ToolName, &mut changed);
-        put(&mut context.tool_arguments, self.tool_arguments, Field::ToolArguments, &mut changed);
-        put(&mut context.tool_result, self.tool_result, Field::ToolResult, &mut changed);
-        put(&mut context.tool_error, self.tool_error, Field::ToolError, &mut changed);
+        self.apply_fields(context, &mut changed);
         if changed.contains(&Field::ToolResult) {
             // The agent's structured response described the result a hook just replaced.
             context.extra.remove("tool_response");
         }
         changed
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -347,5 +278,38 @@ impl HookOutput {
             agent_output: Map::new(),
             unknown_fields: result.unknown_fields,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_the_replaceable_context_members_in_order() {
+        assert_eq!(Field::ALL.map(Field::as_str), Context::REPLACEABLE);
+        let mut sorted = Field::ALL;
+        sorted.sort();
+        assert_eq!(sorted, Field::ALL, "Field's order is the list's order");
+    }
+
+    #[test]
+    fn a_patch_applies_each_field_it_sets() {
+        let patch = ContextPatch {
+            user_input: Some("hi".into()),
+            tool_result: Some(ToolResult::text("ok")),
+            tool_error: Some("failed".into()),
+            ..ContextPatch::default()
+        };
+        assert_eq!(patch.fields().collect::<Vec<_>>(), [Field::UserInput, Field::ToolResult, Field::ToolError]);
+        let mut cleared = patch.clone();
+        cleared.clear(Field::ToolError);
+        assert!(!cleared.sets(Field::ToolError) && cleared.sets(Field::UserInput));
+        let mut context = Context { tool_error: Some("failed".into()), ..Context::default() };
+        context.extra.insert("tool_response".into(), Value::from("stale"));
+        assert_eq!(patch.apply(&mut context), [Field::UserInput, Field::ToolResult]);
+        assert_eq!(context.user_input.as_deref(), Some("hi"));
+        assert!(context.extra.is_empty(), "a replaced result drops the agent's structured response");
+        assert!(ContextPatch::default().is_empty());
     }
 }

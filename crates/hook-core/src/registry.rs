@@ -198,7 +198,7 @@ impl Registered {
         queue: usize,
         metrics: &MetricsStore,
     ) -> Result<Self, String> {
-        let filter = CompiledFilter::compile(&registration.filter)?;
+        let filter = CompiledFilter::compile(&registration.filter).map_err(|err| err.to_string())?;
         let name: Arc<str> = registration.name.into();
         let observer = registration.observer.and_then(|(observer, kinds)| {
             let deadline = origin.deadlines.unwrap_or(engine_deadlines).observer;

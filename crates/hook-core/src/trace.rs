@@ -96,6 +96,83 @@ impl Effects {
     }
 }
 
+/// Something a hook returned that its event cannot honour, so the chain ignored it.
+///
+/// Displays (and compares equal to) its name as traces print it: the field's name, `respond`,
+/// `permission allow`, ``unknown field `acton` ``.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dropped {
+    /// A replacement of a field the event does not let hooks change.
+    Field(Field),
+    /// `inject_messages`.
+    InjectMessages,
+    /// `additional_context`.
+    AdditionalContext,
+    /// `retry_feedback`.
+    RetryFeedback,
+    /// A permission outside `pre_tool_execution`.
+    Permission(Permission),
+    /// An action the event does not honour.
+    Action(Action),
+    /// `approved` outside `approve_tool`.
+    Approved,
+    /// A `respond` result without the `respond` action, or a `respond` the hook may not give.
+    Respond,
+    /// A member the answer's dialect does not have (a typo such as `aproved`).
+    UnknownField(String),
+}
+
+impl fmt::Display for Dropped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dropped::Field(field) => f.write_str(field.as_str()),
+            Dropped::InjectMessages => f.write_str("inject_messages"),
+            Dropped::AdditionalContext => f.write_str("additional_context"),
+            Dropped::RetryFeedback => f.write_str("retry_feedback"),
+            Dropped::Permission(permission) => write!(f, "permission {}", permission.as_str()),
+            Dropped::Action(action) => f.write_str(action.as_str()),
+            Dropped::Approved => f.write_str("approved"),
+            Dropped::Respond => f.write_str("respond"),
+            Dropped::UnknownField(name) => write!(f, "unknown field `{name}`"),
+        }
+    }
+}
+
+impl PartialEq<str> for Dropped {
+    /// Compares by the displayed name, without allocating.
+    fn eq(&self, other: &str) -> bool {
+        match self {
+            Dropped::Field(field) => field.as_str() == other,
+            Dropped::InjectMessages => other == "inject_messages",
+            Dropped::AdditionalContext => other == "additional_context",
+            Dropped::RetryFeedback => other == "retry_feedback",
+            Dropped::Permission(permission) => {
+                other.strip_prefix("permission ").is_some_and(|rest| rest == permission.as_str())
+            }
+            Dropped::Action(action) => action.as_str() == other,
+            Dropped::Approved => other == "approved",
+            Dropped::Respond => other == "respond",
+            Dropped::UnknownField(name) => other
+                .strip_prefix("unknown field `")
+                .and_then(|rest| rest.strip_suffix('`'))
+                .is_some_and(|rest| rest == name),
+        }
+    }
+}
+
+impl PartialEq<&str> for Dropped {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+
+impl PartialEq<String> for Dropped {
+    fn eq(&self, other: &String) -> bool {
+        *self == *other.as_str()
+    }
+}
+
 /// One hook's part in a fire.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceEntry {
@@ -107,8 +184,9 @@ pub struct TraceEntry {
     pub action: Option<Action>,
     /// Fields whose value it changed.
     pub changed: Vec<Field>,
-    /// Changes and actions it returned that this event cannot honour, by name; they were ignored.
-    pub dropped: Vec<String>,
+    /// Changes and actions it returned that this event cannot honour; they were ignored. Each
+    /// displays as its name (`tool_name`, `respond`, `unknown field `acton``).
+    pub dropped: Vec<Dropped>,
     /// Attempts made (0 when it did not run).
     pub attempts: u32,
     /// Time spent, retries and backoff included.
@@ -179,5 +257,35 @@ impl FireOutcome {
     /// Whether the chain halted (any decision but `Continue` and `Approved`).
     pub fn is_halted(&self) -> bool {
         self.decision.is_halt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dropped_displays_and_compares_as_its_trace_name() {
+        let cases = [
+            (Dropped::Field(Field::ToolName), "tool_name"),
+            (Dropped::InjectMessages, "inject_messages"),
+            (Dropped::AdditionalContext, "additional_context"),
+            (Dropped::RetryFeedback, "retry_feedback"),
+            (Dropped::Permission(Permission::Ask), "permission ask"),
+            (Dropped::Action(Action::HardAbort), "hard_abort"),
+            (Dropped::Approved, "approved"),
+            (Dropped::Respond, "respond"),
+            (Dropped::UnknownField("acton".into()), "unknown field `acton`"),
+        ];
+        for (dropped, name) in &cases {
+            assert_eq!(dropped.to_string(), *name);
+            assert_eq!(dropped, name);
+            assert_eq!(*dropped, name.to_string());
+            for (other, other_name) in &cases {
+                assert_eq!(dropped == other_name, dropped == other, "{dropped} vs {other}");
+            }
+        }
+        assert_ne!(Dropped::Permission(Permission::Allow), "permission ask");
+        assert_ne!(Dropped::UnknownField("a".into()), "unknown field `a");
     }
 }

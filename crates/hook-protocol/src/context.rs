@@ -9,6 +9,45 @@ use serde_json::{Map, Value};
 
 use crate::{ChatMessage, Event, HookContext, Meta, ToolCall, ToolDefinition, ToolResult, message::arguments_text};
 
+/// The one list of the [`Context`] fields hooks may replace: adding a replaceable field to
+/// `Context` means adding one line here (and the field itself), nothing else.
+///
+/// Calls `$callback! { (name, Variant, Type, "doc"), ... }` with one entry per field, in the
+/// order of `Context`: the field's name, its variant in hook-core's `Field`, the type inside its
+/// `Option`, and a short noun phrase for docs ("user message"). hook-core generates
+/// `ContextPatch`, `Field`, `Field::ALL`, the names and the per-field set / clear / apply code
+/// from it.
+///
+/// ```
+/// macro_rules! names {
+///     ($(($name:ident, $variant:ident, $ty:ty, $doc:literal)),* $(,)?) => {
+///         [$(stringify!($name)),*]
+///     };
+/// }
+/// let names = hook_protocol::for_each_context_field!(names);
+/// assert_eq!(names[0], "user_input");
+/// assert_eq!(names, hook_protocol::Context::REPLACEABLE);
+/// ```
+#[macro_export]
+macro_rules! for_each_context_field {
+    ($callback:ident) => {
+        $callback! {
+            (user_input, UserInput, String, "user message"),
+            (messages, Messages, Vec<$crate::ChatMessage>, "conversation"),
+            (system_prompt, SystemPrompt, String, "system prompt"),
+            (model, Model, String, "model"),
+            (tools, Tools, Vec<$crate::ToolDefinition>, "tool list"),
+            (options, Options, $crate::serde_json::Map<String, $crate::serde_json::Value>, "model parameters"),
+            (assistant_output, AssistantOutput, String, "reply text"),
+            (tool_calls, ToolCalls, Vec<$crate::ToolCall>, "tool calls of the reply"),
+            (tool_name, ToolName, String, "tool name"),
+            (tool_arguments, ToolArguments, String, "tool arguments (JSON text)"),
+            (tool_result, ToolResult, $crate::ToolResult, "tool result"),
+            (tool_error, ToolError, String, "tool error text"),
+        }
+    };
+}
+
 /// The data of one event; fields are filled per event and absent when not filled.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Context {
@@ -113,7 +152,31 @@ fn tool_result_in<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<T
     })
 }
 
+/// The names of the listed fields, as a `&[&str]`.
+macro_rules! field_names {
+    ($(($name:ident, $variant:ident, $ty:ty, $doc:literal)),* $(,)?) => {
+        &[$(stringify!($name)),*]
+    };
+}
+
+/// Compile-time check of the list: each entry names a `Context` field of type `Option<Type>`.
+macro_rules! check_field_types {
+    ($(($name:ident, $variant:ident, $ty:ty, $doc:literal)),* $(,)?) => {
+        const _: fn(&Context) = |context| {
+            $(let _: &Option<$ty> = &context.$name;)*
+        };
+    };
+}
+for_each_context_field!(check_field_types);
+
 impl Context {
+    /// The members hooks may replace, in order: the names of [`for_each_context_field!`].
+    pub const REPLACEABLE: &'static [&'static str] = for_each_context_field!(field_names);
+
+    /// The members no hook may replace: facts of the event (ids, timing, metadata) and `extra`.
+    pub const NOT_REPLACEABLE: &'static [&'static str] =
+        &["session_id", "cwd", "tool_call_id", "duration_ns", "meta", "channel", "chat_id", "extra"];
+
     /// The j-cli view of this context for `event`: what a bash or llm hook reads on stdin.
     pub fn to_hook_context(&self, event: Event) -> HookContext {
         HookContext {
@@ -137,5 +200,56 @@ impl Context {
         self.tool_arguments
             .as_deref()
             .map(|text| serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Role;
+
+    /// Every field set; written without `..Default::default()` so that a new `Context` field
+    /// does not compile here until it is added, and then must be listed in one of the two lists.
+    fn full_context() -> Context {
+        let mut extra = Map::new();
+        extra.insert("transcript_path".into(), Value::from("/tmp/t.jsonl"));
+        let mut options = Map::new();
+        options.insert("temperature".into(), Value::from(0.5));
+        Context {
+            session_id: Some("s".into()),
+            cwd: Some("/".into()),
+            user_input: Some("hi".into()),
+            messages: Some(vec![ChatMessage::text(Role::User, "hi")]),
+            system_prompt: Some("be brief".into()),
+            model: Some("m".into()),
+            tools: Some(Vec::new()),
+            options: Some(options),
+            assistant_output: Some("hello".into()),
+            tool_calls: Some(Vec::new()),
+            tool_name: Some("Bash".into()),
+            tool_arguments: Some("{}".into()),
+            tool_call_id: Some("c1".into()),
+            tool_result: Some(ToolResult::text("ok")),
+            tool_error: Some("failed".into()),
+            duration_ns: Some(1),
+            meta: Some(Meta::default()),
+            channel: Some("cli".into()),
+            chat_id: Some("chat".into()),
+            extra,
+        }
+    }
+
+    #[test]
+    fn every_context_member_is_listed_as_replaceable_or_not() {
+        let Value::Object(members) = serde_json::to_value(full_context()).unwrap() else { panic!("not an object") };
+        let mut serialized: Vec<&str> = members.keys().map(String::as_str).collect();
+        let mut listed: Vec<&str> = Context::REPLACEABLE.iter().chain(Context::NOT_REPLACEABLE).copied().collect();
+        serialized.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(
+            serialized, listed,
+            "a Context member is missing from for_each_context_field! (replaceable) or Context::NOT_REPLACEABLE"
+        );
+        assert!(!Context::REPLACEABLE.iter().any(|name| Context::NOT_REPLACEABLE.contains(name)));
     }
 }

@@ -189,6 +189,51 @@ impl From<HookResultWire> for HookResult {
 mod tests {
     use super::*;
 
+    /// j-cli's wire is j-cli's own and carries only some context fields; those it carries keep
+    /// the context's names, so a renamed or removed context field cannot drift from it.
+    #[test]
+    fn jcli_members_mirror_context_fields() {
+        let context = crate::Context {
+            session_id: Some("s".into()),
+            cwd: Some("/".into()),
+            user_input: Some("hi".into()),
+            messages: Some(Vec::new()),
+            system_prompt: Some("p".into()),
+            model: Some("m".into()),
+            assistant_output: Some("a".into()),
+            tool_name: Some("Bash".into()),
+            tool_arguments: Some("{}".into()),
+            tool_result: Some(crate::ToolResult::text("ok")),
+            tool_error: Some("e".into()),
+            ..crate::Context::default()
+        };
+        let hook_context = serde_json::to_value(context.to_hook_context(Event::Stop)).unwrap();
+        let serde_json::Value::Object(members) = hook_context else { panic!("not an object") };
+        for name in members.keys().filter(|name| *name != "event") {
+            let is_context_field = crate::Context::REPLACEABLE.contains(&name.as_str())
+                || crate::Context::NOT_REPLACEABLE.contains(&name.as_str());
+            assert!(is_context_field, "HookContext member `{name}` is not a Context field");
+        }
+        let result = HookResult {
+            user_input: Some("u".into()),
+            assistant_output: Some("a".into()),
+            messages: Some(Vec::new()),
+            system_prompt: Some("p".into()),
+            tool_arguments: Some("{}".into()),
+            tool_result: Some("r".into()),
+            tool_error: Some("e".into()),
+            ..HookResult::default()
+        };
+        let serde_json::Value::Object(members) = serde_json::to_value(result).unwrap() else { panic!("not an object") };
+        assert_eq!(members.len(), 7);
+        for name in members.keys() {
+            assert!(
+                crate::Context::REPLACEABLE.contains(&name.as_str()),
+                "HookResult member `{name}` is not replaceable"
+            );
+        }
+    }
+
     #[test]
     fn legacy_abort_reads_as_stop_and_unknown_fields_are_ignored() {
         let result: HookResult = serde_json::from_str(r#"{"abort":true,"_switch_model":"x"}"#).unwrap();

@@ -29,6 +29,7 @@
 //! - [`session`]: a saved agent session and the hooks the model registered in it.
 //! - [`daemon`]: the messages of the project daemon (`hookwire serve`) and its clients.
 //! - [`trust`]: the trust store file: the projects whose hooks the user trusted.
+//! - [`observe`]: observer notification kinds and their typed payloads.
 //!
 //! This crate has no I/O and no async runtime. [`schemas`] lists the JSON Schemas that
 //! `cargo xtask schema` publishes.

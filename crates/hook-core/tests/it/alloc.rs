@@ -9,7 +9,7 @@ use std::{
 };
 
 use common::*;
-use hook_core::{Context, Deadlines, Decision, Event, Level};
+use hook_core::{Context, Deadlines, Decision, Event, HookOutput, Level};
 
 /// Counts allocations made by the current thread while counting is on.
 struct CountingAlloc;
@@ -88,4 +88,29 @@ fn firing_an_event_with_no_hook_allocates_nothing() {
     // The counter works: a fire that runs a hook allocates.
     let (n_allocs, _) = allocations(|| runtime.block_on(engine.fire(Event::PreToolExecution, &mut context)));
     assert!(n_allocs > 0);
+}
+
+#[test]
+fn a_chain_of_ready_hooks_allocates_only_the_chain_and_the_calls() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    const N_HOOKS: u64 = 8;
+    let registrations = (0..N_HOOKS)
+        .map(|idx| {
+            let name = format!("noop{idx}");
+            reg(Level::User, &name, Event::PreToolExecution, fixed(&name, HookOutput::default()))
+        })
+        .collect();
+    let engine = engine_with(registrations, Deadlines::default());
+    let mut context = tool_call("Bash", "{}");
+    runtime.block_on(engine.fire(Event::PreToolExecution, &mut context)); // warm-up
+    let (n_allocs, outcome) = allocations(|| runtime.block_on(engine.fire(Event::PreToolExecution, &mut context)));
+    assert_eq!(outcome.trace.len(), N_HOOKS as usize);
+    assert!(
+        outcome.trace.iter().all(|entry| entry.outcome == hook_core::OutcomeClass::NoChange && entry.attempts == 1)
+    );
+    // The chain's future and its trace, plus each hook's boxed call: deadlines, clock reads,
+    // trace entries and metrics add nothing per hook.
+    assert!(n_allocs <= 2 + N_HOOKS, "{n_allocs} allocations for {N_HOOKS} ready no-op hooks");
+    let metrics = engine.metrics();
+    assert!(metrics.iter().all(|(_, m)| m.executions == 2 && m.successes == 2 && m.failures == 0), "{metrics:?}");
 }

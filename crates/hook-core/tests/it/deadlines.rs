@@ -91,3 +91,21 @@ async fn an_approver_may_take_longer_than_the_chain_budget_of_other_events() {
     assert_eq!(outcome.decision, Decision::Approved, "{outcome:?}");
     assert_eq!(outcome.trace[0].outcome, OutcomeClass::Ok);
 }
+
+#[tokio::test]
+async fn a_timeout_too_large_for_the_clock_means_the_chain_deadline() {
+    for event in [Event::PreToolExecution, Event::ApproveTool] {
+        // On approve_tool the hook's deadline also stretches the chain's: neither may overflow.
+        let engine = engine_with(
+            vec![
+                reg(Level::User, "patient", event, fixed("patient", HookOutput::default())).timeout(Duration::MAX),
+                reg(Level::User, "slow", event, sleeping("slow", Duration::from_millis(20))).timeout(Duration::MAX),
+            ],
+            Deadlines::default(),
+        );
+        let outcome = engine.fire(event, &mut tool_call("Bash", "{}")).await;
+        let outcomes: Vec<_> = outcome.trace.iter().map(|entry| entry.outcome).collect();
+        assert_eq!(outcomes, [OutcomeClass::NoChange, OutcomeClass::NoChange], "{event}");
+        assert!(outcome.trace[1].duration >= Duration::from_millis(20), "{event}: {:?}", outcome.trace[1].duration);
+    }
+}

@@ -123,7 +123,7 @@ fn render_entry(entry: &TraceEntry) -> Value {
         "outcome": entry.outcome.as_str(),
         "action": entry.action.map(|a| a.as_str()),
         "changed": entry.changed.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
-        "dropped": entry.dropped,
+        "dropped": entry.dropped.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "attempts": entry.attempts,
         "error": entry.error.as_ref().map(|e| e.to_string()),
     })
