@@ -11,18 +11,14 @@ use std::{
     net::TcpListener,
     ops::Deref,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
-    sync::{OnceLock, mpsc},
+    process::Command,
     thread::JoinHandle,
     time::{Duration, Instant},
 };
 
 use serde_json::{Map, Value, json};
 
-use crate::common::Scratch;
-
-/// The longest any one bridge run may take before the test kills it and fails.
-const RUN_LIMIT: Duration = Duration::from_secs(30);
+use crate::common::agent::{AgentProject, Run, command, python_dir, run, settings_one, stdin_line};
 
 const SESSION_ID: &str = "0f4c5b8e-2d7a-4c1e-9b3f-6a8d2e1c7b90";
 const PROMPT_ID: &str = "7d1e9a42-5c3b-4f08-a6e2-91b0c4d8f357";
@@ -30,57 +26,22 @@ const PROMPT_ID: &str = "7d1e9a42-5c3b-4f08-a6e2-91b0c4d8f357";
 // ----------------------------------------------------------------------------------------------
 // The sandbox: a project with the fixture hooks, a fresh HOME, and the agents' environment.
 
-/// A temporary directory holding `project/` (the agent's session directory, with the fixture
-/// hooks in `.claude/hooks/`, `.gemini/hooks/` and `.codex/hooks/`), `home/` (a fresh `HOME`),
-/// `run/` (`XDG_RUNTIME_DIR`, where hookwire keeps its state) and the agent settings files.
-struct Sandbox(Scratch);
+/// An [`AgentProject`] with the hooks of `tests/fixtures/bridge/` in `.claude/hooks/`,
+/// `.gemini/hooks/` and `.codex/hooks/`.
+struct Sandbox(AgentProject);
 
 impl Deref for Sandbox {
-    type Target = Scratch;
+    type Target = AgentProject;
 
-    fn deref(&self) -> &Scratch {
+    fn deref(&self) -> &AgentProject {
         &self.0
     }
 }
 
 impl Sandbox {
     fn new() -> Sandbox {
-        let scratch = Scratch::new("bridge");
-        let root = scratch.root().to_path_buf();
-        for dir in ["project", "home", "run", "settings"] {
-            fs::create_dir_all(root.join(dir)).unwrap();
-        }
-        let sandbox = Sandbox(scratch);
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bridge");
-        for agent_dir in [".claude", ".gemini", ".codex"] {
-            let hooks = sandbox.project().join(agent_dir).join("hooks");
-            fs::create_dir_all(&hooks).unwrap();
-            for entry in fs::read_dir(&fixtures).unwrap() {
-                let entry = entry.unwrap();
-                let target = hooks.join(entry.file_name());
-                fs::copy(entry.path(), &target).unwrap();
-                make_executable(&target);
-            }
-        }
-        sandbox
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root().join("project")
-    }
-
-    /// The project directory as the agents write it in `cwd` and `CLAUDE_PROJECT_DIR`.
-    fn project_str(&self) -> String {
-        self.project().display().to_string()
-    }
-
-    /// A file of the project (relative to it).
-    fn project_file(&self, relative: &str) -> PathBuf {
-        self.project().join(relative)
-    }
-
-    fn read_project_file(&self, relative: &str) -> Option<String> {
-        fs::read_to_string(self.project_file(relative)).ok()
+        Sandbox(AgentProject::new("bridge", SESSION_ID, &fixtures))
     }
 
     /// The runs of `answer.py` so far, as `<hook_event_name> <exit>` lines.
@@ -88,188 +49,14 @@ impl Sandbox {
         self.read_project_file(".claude/answer.log").unwrap_or_default().lines().map(str::to_owned).collect()
     }
 
-    /// An agent settings file (for `--settings`), outside the project.
-    fn settings(&self, name: &str, settings: &Value) -> PathBuf {
-        self.write(&format!("settings/{name}"), &serde_json::to_string_pretty(settings).unwrap())
-    }
-
-    /// The bridge with the environment the agent gives its hooks: a fresh `HOME`, the project
-    /// directory variables, and nothing of the surrounding session's agents.
+    /// The bridge with `--settings` files only.
     fn command(&self, agent: &str, settings: &[&Path]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
-        command.arg("hook").arg(agent);
-        for file in settings {
-            command.arg("--settings").arg(file);
-        }
-        command.arg("--no-default-config");
-        let path = format!("{}:{}", python_dir().display(), std::env::var("PATH").unwrap_or_default());
-        command
-            .current_dir(self.project())
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.root().join("home"))
-            .env("XDG_CONFIG_HOME", self.root().join("home/.config"))
-            .env("XDG_RUNTIME_DIR", self.root().join("run"))
-            .env("TMPDIR", std::env::temp_dir())
-            .env("LANG", "C.UTF-8")
-            .env("CLAUDE_PROJECT_DIR", self.project());
-        match agent {
-            "claude" => {
-                command.env("CLAUDECODE", "1").env("CLAUDE_CODE_SESSION_ID", SESSION_ID);
-            }
-            "gemini" => {
-                command
-                    .env("GEMINI_PROJECT_DIR", self.project())
-                    .env("GEMINI_CWD", self.project())
-                    .env("GEMINI_SESSION_ID", SESSION_ID);
-            }
-            _ => {}
-        }
-        command
+        self.0.command(agent, settings, &[])
     }
 
-    /// Runs the bridge of `agent` with `input` on stdin, written as the agents write it.
-    fn hook(&self, agent: &str, settings: &[&Path], input: &Value) -> Run {
-        self.hook_raw(self.command(agent, settings), &stdin_line(input))
+    fn hook_raw(&self, command: Command, stdin: &str) -> Run {
+        run(command, stdin)
     }
-
-    fn hook_raw(&self, mut command: Command, stdin: &str) -> Run {
-        let started = Instant::now();
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the hookwire binary starts");
-        let pid = child.id();
-        let mut pipe = child.stdin.take().unwrap();
-        let payload = stdin.as_bytes().to_vec();
-        let writer = std::thread::spawn(move || {
-            // The bridge may answer without reading everything (it must not, but then this
-            // test fails on the answer, not on EPIPE).
-            let _ = pipe.write_all(&payload);
-        });
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = sender.send(child.wait_with_output());
-        });
-        let output = match receiver.recv_timeout(RUN_LIMIT) {
-            Ok(output) => output.unwrap(),
-            Err(_) => {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-                panic!("`hookwire hook` did not answer within {RUN_LIMIT:?}");
-            }
-        };
-        let _ = writer.join();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            elapsed: started.elapsed(),
-        }
-    }
-}
-
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// The directory of the real Python interpreter (the `python3` on PATH may be a slow
-/// version-manager shim); it goes first on the hooks' PATH.
-fn python_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let output = Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 is installed");
-        let executable = PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
-        executable.parent().unwrap().to_path_buf()
-    })
-}
-
-/// One bridge run: what the agent reads.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
-impl Run {
-    fn describe(&self) -> String {
-        format!(
-            "exit code {}, after {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.code, self.elapsed, self.stdout, self.stderr
-        )
-    }
-
-    /// The answer: exit 0 and one JSON object on one line of stdout.
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "the bridge must answer with exit 0\n{}", self.describe());
-        let line = self.stdout.strip_suffix('\n').unwrap_or(&self.stdout);
-        assert!(!line.contains('\n'), "the answer must be one JSON line\n{}", self.describe());
-        match serde_json::from_str::<Value>(line) {
-            Ok(value @ Value::Object(_)) => value,
-            _ => panic!("stdout is not one JSON object\n{}", self.describe()),
-        }
-    }
-
-    /// Nothing decided: exit 0 and no output at all, which every agent reads as "proceed as if
-    /// there were no hook" (silence never approves).
-    fn assert_no_decision(&self, what: &str) {
-        assert_eq!(self.code, 0, "{what}: the bridge must answer with exit 0\n{}", self.describe());
-        assert_eq!(self.stdout, "", "{what}: nothing was decided, so nothing may be printed\n{}", self.describe());
-    }
-
-    /// `hookSpecificOutput.<key>` of the answer, checking `hookEventName`.
-    fn specific(&self, event: &str, key: &str) -> Option<Value> {
-        let answer = self.json();
-        let specific = answer.get("hookSpecificOutput")?;
-        assert_eq!(
-            specific["hookEventName"],
-            event,
-            "hookSpecificOutput must name the event it answers\n{}",
-            self.describe()
-        );
-        specific.get(key).cloned()
-    }
-
-    /// The PreToolUse `permissionDecision` of the answer, if any.
-    fn permission(&self) -> Option<String> {
-        if self.stdout.is_empty() {
-            assert_eq!(self.code, 0, "{}", self.describe());
-            return None;
-        }
-        self.specific("PreToolUse", "permissionDecision").map(|v| v.as_str().unwrap().to_owned())
-    }
-
-    /// The reason of a PreToolUse deny (asserting it is one).
-    fn deny_reason(&self) -> String {
-        assert_eq!(self.permission().as_deref(), Some("deny"), "expected a PreToolUse deny\n{}", self.describe());
-        let answer = self.json();
-        answer["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a deny carries its reason\n{}", self.describe()))
-            .to_owned()
-    }
-
-    /// `hookSpecificOutput.additionalContext` of an answer to `event`.
-    fn context(&self, event: &str) -> String {
-        self.specific(event, "additionalContext")
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_else(|| panic!("expected additionalContext\n{}", self.describe()))
-    }
-}
-
-/// The input as the agents write it to a command hook: compact JSON, then one newline.
-fn stdin_line(input: &Value) -> String {
-    format!("{input}\n")
 }
 
 /// A string as one shell word.
@@ -290,20 +77,6 @@ fn py(fixture: &str, args: &[&str]) -> String {
 /// `answer.py EXIT STDOUT STDERR`: a hook that reads its input and answers as told.
 fn answer_hook(exit: i32, stdout: &str, stderr: &str) -> String {
     py("answer.py", &[&exit.to_string(), stdout, stderr])
-}
-
-fn command(command: &str) -> Value {
-    json!({ "type": "command", "command": command })
-}
-
-/// A Claude Code / Codex style settings object with one matcher group on `event`.
-fn settings_one(event: &str, matcher: Option<&str>, handlers: Vec<Value>) -> Value {
-    let mut group = Map::new();
-    if let Some(matcher) = matcher {
-        group.insert("matcher".into(), matcher.into());
-    }
-    group.insert("hooks".into(), Value::Array(handlers));
-    json!({ "hooks": { event: [Value::Object(group)] } })
 }
 
 fn pre_tool_deny(reason: &str) -> String {

@@ -11,35 +11,29 @@
 
 use std::{
     fs,
-    io::Write,
     ops::Deref,
     path::{Path, PathBuf},
     process::{Command, Stdio},
-    sync::{OnceLock, mpsc},
-    time::Duration,
 };
 
 use serde_json::{Map, Value, json};
 
-use crate::common::Scratch;
-
-/// The longest any one bridge run may take before the test kills it and fails.
-const RUN_LIMIT: Duration = Duration::from_secs(60);
+use crate::common::agent::{AgentProject, Run, command, copy_tree, run, settings_one, stdin_line};
 
 const SESSION_ID: &str = "5b7e2c1a-93d4-4f6b-8a0e-1c2d3e4f5a6b";
 
 // ----------------------------------------------------------------------------------------------
 // The sandbox.
 
-/// A temporary directory with `project/` (the session directory, fixture hooks copied into
-/// `.claude/hooks/`, `.gemini/hooks/` and `.codex/hooks/`), `home/` (a fresh `HOME`), `run/`
-/// (`XDG_RUNTIME_DIR`), `plugins/commit-guard/` (the fixture plugin) and `settings/`.
-struct Sandbox(Scratch);
+/// An [`AgentProject`] with the fixture hooks of `tests/fixtures/published/hooks/` in
+/// `.claude/hooks/`, `.gemini/hooks/` and `.codex/hooks/`, and the fixture plugin in
+/// `plugins/commit-guard/`.
+struct Sandbox(AgentProject);
 
 impl Deref for Sandbox {
-    type Target = Scratch;
+    type Target = AgentProject;
 
-    fn deref(&self) -> &Scratch {
+    fn deref(&self) -> &AgentProject {
         &self.0
     }
 }
@@ -48,60 +42,22 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/published")
 }
 
-/// Copies the tree `from` into `to`, every file executable (as a checkout with modes would).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-            crate::common::chmod(&target, 0o755);
-        }
-    }
-}
-
 impl Sandbox {
     fn new() -> Sandbox {
-        let sandbox = Sandbox(Scratch::new("published"));
-        for dir in ["project", "home", "run", "settings"] {
-            fs::create_dir_all(sandbox.root().join(dir)).unwrap();
-        }
-        for agent_dir in [".claude", ".gemini", ".codex"] {
-            copy_tree(&fixtures().join("hooks"), &sandbox.project().join(agent_dir).join("hooks"));
-        }
+        let sandbox = Sandbox(AgentProject::new("published", SESSION_ID, &fixtures().join("hooks")));
         copy_tree(&fixtures().join("plugin"), &sandbox.plugin());
         sandbox
     }
 
-    fn project(&self) -> PathBuf {
-        self.root().join("project")
-    }
-
-    fn project_str(&self) -> String {
-        self.project().display().to_string()
-    }
-
     fn plugin(&self) -> PathBuf {
-        self.root().join("plugins/commit-guard")
-    }
-
-    fn project_file(&self, relative: &str) -> PathBuf {
-        self.project().join(relative)
-    }
-
-    fn read_project_file(&self, relative: &str) -> Option<String> {
-        fs::read_to_string(self.project_file(relative)).ok()
+        self.path("plugins/commit-guard")
     }
 
     /// Where Claude Code keeps this session's transcript (under the sandbox's HOME).
     fn transcript(&self) -> PathBuf {
-        self.root()
-            .join("home/.claude/projects")
+        self.path("home/.claude/projects")
             .join(self.project_str().replace('/', "-"))
-            .join(format!("{SESSION_ID}.jsonl"))
+            .join(format!("{}.jsonl", self.session_id()))
     }
 
     /// Writes the session's transcript: one JSON object per line.
@@ -114,93 +70,10 @@ impl Sandbox {
         fs::write(path, text).unwrap();
     }
 
-    /// An agent settings file (for `--settings`), outside the project.
-    fn settings(&self, name: &str, settings: &Value) -> PathBuf {
-        self.write(&format!("settings/{name}"), &serde_json::to_string_pretty(settings).unwrap())
+    /// Runs `command` with `input` on stdin: compact JSON and one newline.
+    fn run(&self, command: Command, input: &Value) -> Run {
+        run(command, &stdin_line(input))
     }
-
-    /// The bridge with the environment the agent gives its hooks.
-    fn command(&self, agent: &str, settings: &[&Path], configs: &[&Path]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
-        command.arg("hook").arg(agent);
-        for file in settings {
-            command.arg("--settings").arg(file);
-        }
-        for file in configs {
-            command.arg("--config").arg(file);
-        }
-        command.arg("--no-default-config");
-        let path = format!("{}:{}", python_dir().display(), std::env::var("PATH").unwrap_or_default());
-        command
-            .current_dir(self.project())
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.root().join("home"))
-            .env("XDG_CONFIG_HOME", self.root().join("home/.config"))
-            .env("XDG_RUNTIME_DIR", self.root().join("run"))
-            .env("TMPDIR", std::env::temp_dir())
-            .env("LANG", "C.UTF-8")
-            .env("CLAUDE_PROJECT_DIR", self.project());
-        match agent {
-            "claude" => {
-                command.env("CLAUDECODE", "1").env("CLAUDE_CODE_SESSION_ID", SESSION_ID);
-            }
-            "gemini" => {
-                command
-                    .env("GEMINI_PROJECT_DIR", self.project())
-                    .env("GEMINI_CWD", self.project())
-                    .env("GEMINI_SESSION_ID", SESSION_ID);
-            }
-            _ => {}
-        }
-        command
-    }
-
-    /// Runs the bridge of `agent` with `input` on stdin: compact JSON and one newline.
-    fn hook(&self, agent: &str, settings: &[&Path], input: &Value) -> Run {
-        self.run(self.command(agent, settings, &[]), input)
-    }
-
-    fn run(&self, mut command: Command, input: &Value) -> Run {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the hookwire binary starts");
-        let pid = child.id();
-        let mut pipe = child.stdin.take().unwrap();
-        let payload = format!("{input}\n").into_bytes();
-        let writer = std::thread::spawn(move || {
-            let _ = pipe.write_all(&payload);
-        });
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = sender.send(child.wait_with_output());
-        });
-        let output = match receiver.recv_timeout(RUN_LIMIT) {
-            Ok(output) => output.unwrap(),
-            Err(_) => {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap()),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-                panic!("`hookwire hook` did not answer within {RUN_LIMIT:?}");
-            }
-        };
-        let _ = writer.join();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-}
-
-/// The directory of the real Python interpreter, first on the hooks' PATH.
-fn python_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| PathBuf::from(crate::common::python()).parent().unwrap().to_path_buf())
 }
 
 /// Whether `tool` is on PATH; when it is not, says why the test is skipped (on stderr, which
@@ -218,100 +91,12 @@ fn have(tool: &str, test: &str) -> bool {
     found
 }
 
-/// One bridge run: what the agent reads.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn describe(&self) -> String {
-        format!("exit code {}\n--- stdout ---\n{}\n--- stderr ---\n{}", self.code, self.stdout, self.stderr)
-    }
-
-    /// The answer: exit 0 and one JSON object on one line of stdout.
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "the bridge must answer with exit 0\n{}", self.describe());
-        let line = self.stdout.strip_suffix('\n').unwrap_or(&self.stdout);
-        assert!(!line.contains('\n'), "the answer must be one JSON line\n{}", self.describe());
-        match serde_json::from_str::<Value>(line) {
-            Ok(value @ Value::Object(_)) => value,
-            _ => panic!("stdout is not one JSON object\n{}", self.describe()),
-        }
-    }
-
-    /// Nothing decided: exit 0 and no output, which every agent reads as "no hook".
-    fn assert_no_decision(&self, what: &str) {
-        assert_eq!(self.code, 0, "{what}: the bridge must answer with exit 0\n{}", self.describe());
-        assert_eq!(self.stdout, "", "{what}: nothing was decided, so nothing may be printed\n{}", self.describe());
-    }
-
-    /// `hookSpecificOutput.<key>` of an answer to `event`.
-    fn specific(&self, event: &str, key: &str) -> Option<Value> {
-        let answer = self.json();
-        let specific = answer.get("hookSpecificOutput")?;
-        assert_eq!(specific["hookEventName"], event, "hookSpecificOutput names its event\n{}", self.describe());
-        specific.get(key).cloned()
-    }
-
-    /// The PreToolUse `permissionDecision`, if any.
-    fn permission(&self) -> Option<String> {
-        if self.stdout.is_empty() {
-            assert_eq!(self.code, 0, "{}", self.describe());
-            return None;
-        }
-        self.specific("PreToolUse", "permissionDecision").map(|v| v.as_str().unwrap().to_owned())
-    }
-
-    /// The reason of a PreToolUse deny (asserting it is one).
-    fn deny_reason(&self) -> String {
-        assert_eq!(self.permission().as_deref(), Some("deny"), "expected a PreToolUse deny\n{}", self.describe());
-        self.json()["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a deny carries its reason\n{}", self.describe()))
-            .to_owned()
-    }
-
-    /// `hookSpecificOutput.additionalContext` of an answer to `event`.
-    fn context(&self, event: &str) -> String {
-        self.specific(event, "additionalContext")
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_else(|| panic!("expected additionalContext\n{}", self.describe()))
-    }
-
-    /// A top-level `decision: block` answer's reason (Stop, PostToolUse, UserPromptSubmit).
-    fn block_reason(&self) -> String {
-        let answer = self.json();
-        assert_eq!(answer["decision"], "block", "expected a block\n{}", self.describe());
-        answer["reason"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a block carries its reason\n{}", self.describe()))
-            .to_owned()
-    }
-}
-
 // ----------------------------------------------------------------------------------------------
 // Settings as users write them.
 
 /// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/<script>`: the documented, quoted form.
 fn project_hook(script: &str) -> String {
     format!("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/{script}")
-}
-
-fn command(command: &str) -> Value {
-    json!({ "type": "command", "command": command })
-}
-
-/// A settings object with one matcher group on `event`.
-fn settings_one(event: &str, matcher: Option<&str>, handlers: Vec<Value>) -> Value {
-    let mut group = Map::new();
-    if let Some(matcher) = matcher {
-        group.insert("matcher".into(), matcher.into());
-    }
-    group.insert("hooks".into(), Value::Array(handlers));
-    json!({ "hooks": { event: [Value::Object(group)] } })
 }
 
 // ----------------------------------------------------------------------------------------------

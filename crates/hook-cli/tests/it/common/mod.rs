@@ -1,6 +1,8 @@
 //! What every test of the `hookwire` binary needs: a scratch directory removed on drop, the
 //! binary run hermetically in it, and a run's output as text.
 
+pub(crate) mod agent;
+
 use std::{
     fs,
     os::unix::fs::PermissionsExt,
