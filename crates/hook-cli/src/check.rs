@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use hook_core::{
     Deadlines, Event, HookDefinition, HookSpec, Level, OnError,
-    config::{self, ConfigError, ConfigSource, ConfigWarning},
+    config::{self, ConfigWarning},
     fmt_duration,
 };
 use hook_protocol::config::{HookFilter, HookKind};
@@ -169,7 +169,6 @@ fn load(args: &ConfigArgs) -> Checked {
         error.or_else(warning).unwrap_or_else(|| parse_diagnostic(text))
     };
     let mut errors: Vec<Value> = loaded.errors.iter().map(structured).collect();
-    every_error(&raw, &mut errors);
     for error in &mut errors {
         seconds_hint(error);
     }
@@ -326,11 +325,7 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
 //   lets the call through unless it says otherwise) and are not reported, nor are
 //   `pre_tool_execution` hooks, which fail open by design (most rewrite or observe).
 //
-// Errors:
-// - every error of an event-keyed YAML file in one pass: the parser stops at a file's first
-//   error, so `check` comments out the entry (or the event) holding it, with the line numbers
-//   kept, and parses again, until the file parses; validation then reports the remaining
-//   invalid hooks at once. JSON files, PicoClaw configs and agent settings keep the first error.
+// Errors (every error of every file comes from loading, which reports them all in one pass):
 // - a duration written as a string (`timeout: "5s"`) says that `timeout` is a number of seconds.
 // ---------------------------------------------------------------------------------------------
 
@@ -487,133 +482,3 @@ fn seconds_hint(error: &mut Value) {
     error["text"] = json!(new_text);
 }
 
-/// Adds to `errors` the errors of each event-keyed YAML file that its first parse error hid
-/// (see the section comment), after that file's own.
-fn every_error(raw: &config::Loaded, errors: &mut Vec<Value>) {
-    for info in &raw.files {
-        if !info.has_errors {
-            continue;
-        }
-        let shown = info.path.display().to_string();
-        if !errors.iter().any(|e| e["file"].as_str() == Some(shown.as_str())) {
-            continue;
-        }
-        let Some(found) = errors_of_every_entry(&info.path, info.level) else { continue };
-        let mut extra: Vec<Value> = found
-            .iter()
-            .filter(|e| !errors.iter().any(|v| v["text"].as_str() == Some(e.to_string().as_str())))
-            .map(|e| diagnostic(Some(&e.file), e.line, e.column, e.hook.as_deref(), &e.message, e.to_string()))
-            .collect();
-        if extra.is_empty() {
-            continue;
-        }
-        // The file's errors, the first one's and the others, in line order where its first was.
-        let is_this_file = |e: &Value| e["file"].as_str() == Some(shown.as_str());
-        let at = errors.iter().position(is_this_file).unwrap_or(errors.len());
-        let (mut file_errors, others): (Vec<Value>, Vec<Value>) =
-            std::mem::take(errors).into_iter().partition(is_this_file);
-        *errors = others;
-        file_errors.append(&mut extra);
-        file_errors.sort_by_key(|e| (e["line"].as_u64().unwrap_or(0), e["column"].as_u64().unwrap_or(0)));
-        errors.splice(at..at, file_errors);
-    }
-}
-
-/// Every error of the event-keyed YAML file `path`, by parsing it again with the entry holding
-/// each error commented out; `None` when the file is of another dialect or format.
-fn errors_of_every_entry(path: &Path, level: Level) -> Option<Vec<ConfigError>> {
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let name = path.file_name()?;
-    let is_yaml = path.extension().is_none_or(|ext| !ext.eq_ignore_ascii_case("json"));
-    if !is_yaml || name == "HOOK.yaml" || name == "HOOK.yml" {
-        return None;
-    }
-    let text = std::fs::read_to_string(path).ok()?;
-    // A PicoClaw config (a top-level `hooks:`) is another dialect.
-    if text.lines().any(|line| line.starts_with("hooks:") || line.starts_with("\"hooks\":")) {
-        return None;
-    }
-    let dir = std::env::temp_dir().join(format!(
-        "hookwire-check-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).ok()?;
-    let copy = dir.join(name);
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let mut found: Vec<ConfigError> = Vec::new();
-    for _ in 0..64 {
-        if std::fs::write(&copy, lines.join("\n") + "\n").is_err() {
-            break;
-        }
-        let loaded = config::load(&[ConfigSource::new(&copy, level)], Deadlines::default(), None);
-        let new: Vec<ConfigError> = loaded
-            .errors
-            .into_iter()
-            .map(|mut e| {
-                e.file = path.to_owned();
-                e
-            })
-            .filter(|e| !found.contains(e))
-            .collect();
-        if new.is_empty() {
-            break;
-        }
-        let mut is_progress = false;
-        for error in &new {
-            if let Some(line) = error.line {
-                is_progress |= mask_entry(&mut lines, line);
-            }
-        }
-        found.extend(new);
-        if !is_progress {
-            break;
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(found)
-}
-
-/// Comments out (keeping the line count) the entry of an event-keyed YAML file that holds
-/// 1-based `line`: the list item, or the whole event when the line is the event's key or no
-/// item holds it; the event's key too when none of its items is left. Whether anything changed.
-fn mask_entry(lines: &mut [String], line: usize) -> bool {
-    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
-    let is_content = |l: &str| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with('#')
-    };
-    let is_item = |l: &str| {
-        let t = l.trim_start();
-        t == "-" || t.starts_with("- ")
-    };
-    let is_key = |l: &str| is_content(l) && indent(l) == 0 && !is_item(l) && !l.starts_with("---");
-    if lines.is_empty() {
-        return false;
-    }
-    let idx = line.saturating_sub(1).min(lines.len() - 1);
-    let Some(key) = (0..=idx).rev().find(|&k| is_key(&lines[k])) else { return false };
-    let end = (key + 1..lines.len()).find(|&e| is_key(&lines[e])).unwrap_or(lines.len());
-    let mask = |lines: &mut [String], range: std::ops::Range<usize>| {
-        let mut changed = false;
-        for l in &mut lines[range] {
-            if is_content(l) {
-                l.insert(0, '#');
-                changed = true;
-            }
-        }
-        changed
-    };
-    let dash = (key + 1..end).find(|&d| is_content(&lines[d]) && is_item(&lines[d])).map(|d| indent(&lines[d]));
-    let start = dash.and_then(|d| (key + 1..=idx).rev().find(|&s| is_item(&lines[s]) && indent(&lines[s]) == d));
-    let (Some(d), Some(start), false) = (dash, start, idx == key) else {
-        return mask(lines, key..end);
-    };
-    let stop = (start + 1..end).find(|&t| is_content(&lines[t]) && indent(&lines[t]) <= d).unwrap_or(end);
-    let changed = mask(lines, start..stop);
-    let is_left = (key + 1..end).any(|t| is_content(&lines[t]));
-    if !is_left {
-        mask(lines, key..key + 1);
-    }
-    changed
-}

@@ -72,6 +72,56 @@ fn check_reports_every_mistake_of_a_file_in_one_run() {
     assert_eq!(report["valid"], false);
 }
 
+/// The same for a j-cli JSON hooks file and a PicoClaw config: every mistake in one run, each
+/// at its line with its hook, and neither file's valid hooks load.
+#[test]
+fn check_reports_every_mistake_of_json_and_picoclaw_files_in_one_run() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        "work/hooks.json",
+        concat!(
+            "{\n",
+            "  \"pre_tool_execution\": [\n",
+            "    {\"name\": \"a\", \"command\": \"true\", \"timout\": 5},\n",
+            "    {\"name\": \"b\", \"command\": \"true\", \"filter\": {\"tool_regex\": \"(\"}},\n",
+            "    {\"name\": \"ok\", \"command\": \"true\"}\n",
+            "  ],\n",
+            "  \"after_everything\": [{\"name\": \"c\", \"command\": \"true\"}]\n",
+            "}\n",
+        ),
+    );
+    let (text, report) = sandbox.check("hooks.json");
+    let at: Vec<(u64, Option<&str>)> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["line"].as_u64().unwrap(), e["hook"].as_str()))
+        .collect();
+    assert_eq!(at.len(), 3, "{text}");
+    assert_eq!(at.iter().map(|(line, _)| *line).collect::<Vec<_>>(), [3, 4, 7], "{text}");
+    assert_eq!((at[0].1, at[1].1), (Some("a"), Some("b")), "{text}");
+    assert_eq!(report["valid"], false);
+    assert_eq!(report["events"], serde_json::json!({}), "no hook of a file with errors loads: {text}");
+
+    sandbox.write(
+        "work/picoclaw.json",
+        concat!(
+            "{\"hooks\": {\"processes\": {\n",
+            "  \"p\": {\"enabled\": true, \"intercept\": [\"before_tool\"]},\n",
+            "  \"q\": {\"enabled\": true, \"command\": [\"x\"], \"intercept\": [\"before_everything\"]},\n",
+            "  \"r\": {\"enabled\": true, \"command\": [\"x\"], \"intercept\": [\"before_tool\"], \"timeout_ms\": 1e30}\n",
+            "}}}\n",
+        ),
+    );
+    let (text, report) = sandbox.check("picoclaw.json");
+    let lines: Vec<u64> = report["errors"].as_array().unwrap().iter().map(|e| e["line"].as_u64().unwrap()).collect();
+    for line in [2, 3, 4] {
+        assert!(lines.contains(&line), "no command (2), unknown event (3), 1e30 timeout (4): {text}");
+    }
+    assert_eq!(report["valid"], false);
+    assert_eq!(report["events"], serde_json::json!({}), "{text}");
+}
+
 #[test]
 fn a_timeout_written_as_a_string_says_it_is_seconds() {
     let sandbox = Sandbox::new();

@@ -26,8 +26,15 @@ pub(super) fn event_keyed(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
         // The key may be written under any of the event's names.
         let key = top.and_then(|top| top.keys().find(|(key, _, _)| key.parse::<Event>().is_ok_and(|e| e == event)));
         for (hook_idx, def) in hooks.into_iter().enumerate() {
-            let name = def.name.clone().unwrap_or_else(|| format!("{event}-{hook_idx}"));
             let entry = key.and_then(|(_, _, list)| list.item(hook_idx));
+            // Items cut out of this list before this one (see `every_error`) still count.
+            let n_cut = match (key.and_then(|(_, at, _)| at), entry.and_then(|entry| entry.at)) {
+                (Some(key_at), Some(entry_at)) => {
+                    cx.cut_items.iter().filter(|cut| key_at < **cut && **cut < entry_at).count()
+                }
+                _ => 0,
+            };
+            let name = def.name.clone().unwrap_or_else(|| format!("{event}-{}", hook_idx + n_cut));
             // A named entry is where its `name:` is written; an unnamed one where it starts.
             let at = entry
                 .and_then(|entry| if def.name.is_some() { entry.key_at("name") } else { None })

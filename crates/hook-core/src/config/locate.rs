@@ -242,6 +242,330 @@ pub(crate) fn refused_tag(text: &str) -> Option<RefusedTag> {
     None
 }
 
+/// A node of the file with the character range it covers, for cutting out the part of a file
+/// that holds an error (see [`Ranges`]).
+#[derive(Debug)]
+pub(crate) struct Ranged {
+    /// Character offset of its first character.
+    pub(crate) start: usize,
+    /// Character offset after its last character.
+    pub(crate) end: usize,
+    /// Whether it is a flow collection (`{...}`, `[...]`, all of JSON), whose members are
+    /// separated by commas.
+    is_flow: bool,
+    kind: RangedKind,
+}
+
+#[derive(Debug)]
+enum RangedKind {
+    /// Key text, the key's character offset, the value; in file order.
+    Map(Vec<(String, usize, Ranged)>),
+    Seq(Vec<Ranged>),
+    /// The scalar's text.
+    Scalar(String),
+}
+
+/// A part of a file that can be cut out on its own: one key with its value, or one list item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unit {
+    /// Character range, separators (a block list's `-`, a flow collection's comma) included.
+    pub(crate) range: std::ops::Range<usize>,
+    /// Where its value starts, as a line and column.
+    pub(crate) value_at: Position,
+    /// The key, for a key with its value.
+    pub(crate) key: Option<String>,
+    /// Where the collection holding it starts (its key's position when it is a key's value).
+    pub(crate) parent_at: Position,
+    /// Whether it is a list item.
+    pub(crate) is_item: bool,
+    /// Whether its value is a mapping.
+    pub(crate) is_map: bool,
+    /// Whether the error it was found for is about the whole value, not a part of it.
+    pub(crate) is_whole: bool,
+}
+
+/// Every node of a file (YAML or JSON) with the character range it covers, from the parser's
+/// events. After a typed parse stops at an error, the loader cuts out the key or list item that
+/// holds it (blanking its characters, so every other line and column stays where it was) and
+/// parses again, to report the file's other errors too.
+#[derive(Debug)]
+pub(crate) struct Ranges {
+    root: Ranged,
+    /// The characters of the text.
+    chars: Vec<char>,
+    /// Character offset of the start of each line.
+    line_starts: Vec<usize>,
+}
+
+impl Ranges {
+    /// The ranges of `text`; `None` when it does not parse (a syntax error), or holds aliases
+    /// (a part cut out could be another part's anchor).
+    pub(crate) fn parse(text: &str) -> Option<Ranges> {
+        let mut events = Vec::new();
+        for event in granit_parser::Parser::new_from_str(text) {
+            let (event, span) = event.ok()?;
+            events.push((event, span));
+        }
+        let mut iter = events.into_iter().peekable();
+        let mut root = None;
+        while let Some((event, span)) = iter.next() {
+            match event {
+                granit_parser::Event::Alias(_) => return None,
+                granit_parser::Event::Scalar(..)
+                | granit_parser::Event::SequenceStart(..)
+                | granit_parser::Event::MappingStart(..) => {
+                    if root.is_some() {
+                        // A second document: not a hook config.
+                        return None;
+                    }
+                    root = Some(ranged(event, span, &mut iter)?);
+                }
+                _ => {}
+            }
+        }
+        let chars: Vec<char> = text.chars().collect();
+        let mut line_starts = vec![0];
+        line_starts.extend(chars.iter().enumerate().filter(|(_, c)| **c == '\n').map(|(idx, _)| idx + 1));
+        Some(Ranges { root: root?, chars, line_starts })
+    }
+
+    /// Where the document starts.
+    pub(crate) fn root_at(&self) -> Position {
+        self.position(self.root.start)
+    }
+
+    /// The character offset of a 1-based line and column.
+    fn offset(&self, (line, column): Position) -> Option<usize> {
+        let start = *self.line_starts.get(line.checked_sub(1)?)?;
+        Some(start + column.checked_sub(1)?)
+    }
+
+    /// The line and column of a character offset.
+    fn position(&self, offset: usize) -> Position {
+        let line = self.line_starts.partition_point(|start| *start <= offset);
+        (line, offset - self.line_starts[line.saturating_sub(1)] + 1)
+    }
+
+    /// The innermost key-with-value or list item holding `at` that is not in `skip`: the part
+    /// to cut out for an error there. `is_key_error`: the error is about a key (unknown or
+    /// written twice), so an error at a mapping's start is its first key's, not the mapping's.
+    pub(crate) fn unit_at(&self, at: Position, is_key_error: bool) -> Option<Unit> {
+        let target = self.offset(at)?;
+        let mut node = &self.root;
+        let mut found: Option<Unit> = None;
+        if matches!(node.kind, RangedKind::Map(_)) && target == node.start && !is_key_error {
+            // An error about the whole document (a HOOK.yaml without `command`).
+            let mut unit = self.unit(None, node.start, node, self.position(node.start), false);
+            unit.is_whole = true;
+            return Some(unit);
+        }
+        loop {
+            let parent_at = self.position(node.start);
+            let is_flow = node.is_flow;
+            let child = match &node.kind {
+                RangedKind::Map(members) => members.iter().find_map(|(key, key_start, value)| {
+                    (*key_start <= target && target < value.end.max(key_start + 1)).then_some((
+                        Some(key.clone()),
+                        *key_start,
+                        value,
+                    ))
+                }),
+                RangedKind::Seq(items) => items
+                    .iter()
+                    .find_map(|item| {
+                        let start = if is_flow { item.start } else { self.dash_before(item.start) };
+                        (start <= target && target < item.end.max(start + 1)).then_some((None, start, item))
+                    })
+                    .or_else(|| {
+                        // JSON reports an error about a whole item after the item, between it
+                        // and the next: it is the item's.
+                        let before = items.iter().rposition(|item| item.end <= target)?;
+                        let is_gap = items.get(before + 1).is_none_or(|next| target < next.start);
+                        (is_flow && !is_key_error && is_gap).then(|| (None, items[before].start, &items[before]))
+                    }),
+                RangedKind::Scalar(_) => None,
+            };
+            let Some((key, start, value)) = child else {
+                if let Some(unit) = &mut found {
+                    unit.is_whole = true;
+                }
+                break;
+            };
+            // The only key of a mapping: cutting it would leave an empty value where an entry
+            // stood, an error of its own; the mapping goes with it.
+            let is_sole = matches!(&node.kind, RangedKind::Map(members) if members.len() == 1);
+            if !(is_sole && found.is_some()) {
+                found = Some(self.unit(key, start, value, parent_at, is_flow));
+            }
+            // At a mapping's first character: the error is the mapping's (a missing field, a
+            // check of the whole entry) unless it is about a key.
+            if matches!(value.kind, RangedKind::Map(_)) && target == value.start && !is_key_error {
+                if let Some(unit) = &mut found {
+                    unit.is_whole = true;
+                }
+                break;
+            }
+            node = value;
+        }
+        found
+    }
+
+    fn unit(&self, key: Option<String>, start: usize, value: &Ranged, parent_at: Position, is_flow: bool) -> Unit {
+        let mut range = start..value.end.max(start + 1);
+        if is_flow {
+            // Take a comma with it: the one after, else the one before.
+            let after = (range.end..self.chars.len()).find(|&idx| !self.chars[idx].is_whitespace());
+            match after {
+                Some(idx) if self.chars[idx] == ',' => range.end = idx + 1,
+                _ => {
+                    let before = (0..range.start).rev().find(|&idx| !self.chars[idx].is_whitespace());
+                    if let Some(idx) = before.filter(|&idx| self.chars[idx] == ',') {
+                        range.start = idx;
+                    }
+                }
+            }
+        }
+        Unit {
+            range,
+            value_at: self.position(value.start),
+            is_item: key.is_none(),
+            key,
+            parent_at,
+            is_map: matches!(value.kind, RangedKind::Map(_)),
+            is_whole: false,
+        }
+    }
+
+    /// The offset of the `-` of a block list item whose value starts at `start`.
+    fn dash_before(&self, start: usize) -> usize {
+        let mut idx = start;
+        while idx > 0 && matches!(self.chars[idx - 1], ' ' | '\t') {
+            idx -= 1;
+        }
+        if idx > 0 && self.chars[idx - 1] == '-' { idx - 1 } else { start }
+    }
+
+    /// `text` (the text these ranges were read from, or a copy already cut) with `unit`'s
+    /// characters blanked: line breaks stay, so every other position is unchanged.
+    pub(crate) fn cut(&self, text: &str, unit: &Unit) -> String {
+        text.chars()
+            .enumerate()
+            .map(|(idx, c)| if unit.range.contains(&idx) && c != '\n' && c != '\r' { ' ' } else { c })
+            .collect()
+    }
+
+    /// The event-keyed entry around `at`: the top-level key holding it, the index of the list
+    /// item holding it (when one does) and that item's `name:` (when written).
+    pub(crate) fn entry_around(&self, at: Position) -> Option<(String, Option<usize>, Option<String>)> {
+        let target = self.offset(at)?;
+        let RangedKind::Map(members) = &self.root.kind else { return None };
+        let (key, _, value) =
+            members.iter().find(|(_, key_start, value)| *key_start <= target && target < value.end)?;
+        let RangedKind::Seq(items) = &value.kind else { return Some((key.clone(), None, None)) };
+        let is_flow = value.is_flow;
+        let idx = items.iter().position(|item| {
+            let start = if is_flow { item.start } else { self.dash_before(item.start) };
+            start <= target && target < item.end.max(start + 1)
+        })?;
+        let name = match &items[idx].kind {
+            RangedKind::Map(members) => members.iter().find_map(|(key, _, value)| match &value.kind {
+                RangedKind::Scalar(text) if key == "name" => Some(text.clone()),
+                _ => None,
+            }),
+            _ => None,
+        };
+        Some((key.clone(), Some(idx), name))
+    }
+
+    /// The key of the mapping at `path` (keys from the top) whose value holds `at`.
+    pub(crate) fn key_around(&self, path: &[&str], at: Position) -> Option<String> {
+        let target = self.offset(at)?;
+        let mut node = &self.root;
+        for step in path {
+            let RangedKind::Map(members) = &node.kind else { return None };
+            node = &members.iter().find(|(key, _, _)| key == step)?.2;
+        }
+        let RangedKind::Map(members) = &node.kind else { return None };
+        members
+            .iter()
+            .find(|(_, key_start, value)| *key_start <= target && target < value.end.max(key_start + 1))
+            .map(|(key, _, _)| key.clone())
+    }
+}
+
+type Events<'t> = std::iter::Peekable<std::vec::IntoIter<(granit_parser::Event<'t>, granit_parser::Span)>>;
+
+/// The node that starts with `event`, reading its children from `events`.
+fn ranged(event: granit_parser::Event<'_>, span: granit_parser::Span, events: &mut Events<'_>) -> Option<Ranged> {
+    use granit_parser::{Event, StructureStyle};
+    let start = span.start.index();
+    match event {
+        Event::Scalar(text, ..) => {
+            Some(Ranged { start, end: span.end.index(), is_flow: false, kind: RangedKind::Scalar(text.into_owned()) })
+        }
+        Event::SequenceStart(style, ..) => {
+            let mut items = Vec::new();
+            loop {
+                let (event, span) = next_node_event(events)?;
+                if matches!(event, Event::SequenceEnd) {
+                    let end = span.end.index().max(items.last().map_or(start, |item: &Ranged| item.end));
+                    let end = if style == StructureStyle::Flow { span.end.index() } else { end };
+                    return Some(Ranged {
+                        start,
+                        end,
+                        is_flow: style == StructureStyle::Flow,
+                        kind: RangedKind::Seq(items),
+                    });
+                }
+                items.push(ranged(event, span, events)?);
+            }
+        }
+        Event::MappingStart(style, ..) => {
+            let mut members = Vec::new();
+            loop {
+                let (event, span) = next_node_event(events)?;
+                if matches!(event, Event::MappingEnd) {
+                    let last = members.last().map_or(start, |(_, _, value): &(String, usize, Ranged)| value.end);
+                    let end = if style == StructureStyle::Flow { span.end.index() } else { last };
+                    return Some(Ranged {
+                        start,
+                        end,
+                        is_flow: style == StructureStyle::Flow,
+                        kind: RangedKind::Map(members),
+                    });
+                }
+                let key_start = span.start.index();
+                let key = match ranged(event, span, events)? {
+                    Ranged { kind: RangedKind::Scalar(text), .. } => text,
+                    _ => String::new(),
+                };
+                let (event, span) = next_node_event(events)?;
+                let value = ranged(event, span, events)?;
+                members.push((key, key_start, value));
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The next event that starts or ends a node (anchors and comments skipped); `None` for an
+/// alias or the end of the events.
+fn next_node_event<'t>(events: &mut Events<'t>) -> Option<(granit_parser::Event<'t>, granit_parser::Span)> {
+    use granit_parser::Event;
+    loop {
+        let (event, span) = events.next()?;
+        match event {
+            Event::Scalar(..)
+            | Event::SequenceStart(..)
+            | Event::SequenceEnd
+            | Event::MappingStart(..)
+            | Event::MappingEnd => return Some((event, span)),
+            Event::Alias(_) | Event::UnresolvedAlias(_) => return None,
+            _ => {}
+        }
+    }
+}
+
 /// Indentation of `line` in characters, and the rest of the line.
 fn split_indent(line: &str) -> (usize, &str) {
     let rest = line.trim_start_matches([' ', '\t']);

@@ -25,8 +25,9 @@
 //!
 //! A file that does not parse, or holds one invalid hook, contributes nothing: a guard that
 //! silently disappears is worse than a config that refuses to load. Loading goes on over every
-//! file and reports every error found: the parser stops at the first problem inside a file,
-//! validation (regexes, timeouts, names) reports each.
+//! file and reports every error of each: after the parser's first error in a j-cli or PicoClaw
+//! file, the key or list item holding it is blanked out and the rest parsed again, so
+//! one run lists every mistake. A syntax error stays one error.
 //!
 //! # Order
 //!
@@ -559,16 +560,13 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
             (cx.format == Format::Json && agent::looks_like_agent_settings(&text)).then(|| agent::agent_of(path, &text))
         });
         match (hook_dir, agent) {
-            (Some((name, dir)), _) => {
-                cx.prepare_spans();
-                jcli::dir_hook(&mut cx, &name, &place.rebase(&dir))
-            }
+            (Some((name, dir)), _) => every_error(&mut cx, &Dialect::Dir(name, place.rebase(&dir))),
             (None, Some(agent)) if cx.is_shallow => shallow_agent_specs(&mut cx, agent),
             (None, Some(agent)) => agent::agent_settings(&mut cx, agent),
             (None, None) => {
                 cx.prepare_spans();
                 match cx.top_keys() {
-                    Ok(Some(keys)) if keys.iter().any(|k| k == "hooks") => picoclaw::picoclaw(&mut cx),
+                    Ok(Some(keys)) if keys.iter().any(|k| k == "hooks") => every_error(&mut cx, &Dialect::PicoClaw),
                     Ok(None) => {
                         cx.error(
                             Some((1, 1)),
@@ -577,7 +575,7 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
                         );
                         Vec::new()
                     }
-                    Ok(Some(_)) => jcli::event_keyed(&mut cx),
+                    Ok(Some(_)) => every_error(&mut cx, &Dialect::EventKeyed),
                     // A syntax error, reported as such: the typed parse of the wrong dialect
                     // would stop earlier, at `hooks` (no event), and hide it.
                     Err(err) => {
@@ -604,6 +602,154 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
     file.errors = errors;
     file.warnings = warnings;
     file
+}
+
+/// The dialects whose files [`every_error`] reads.
+#[derive(Debug)]
+enum Dialect {
+    /// A hook directory's `HOOK.yaml`: the hook's name and its directory.
+    Dir(String, PathBuf),
+    /// j-cli's event-keyed `hooks.yaml` / `hooks.json`.
+    EventKeyed,
+    /// A PicoClaw config.
+    PicoClaw,
+}
+
+/// At most this many parse errors are gathered from one file (each costs a parse of it).
+const MAX_PARSE_ERRORS: usize = 100;
+
+/// The specs of a file of `dialect`, with every error it holds.
+///
+/// The typed parse stops at a file's first error. When it does and the file is not a syntax
+/// error, the key or list item holding the error (see [`locate::Ranges::unit_at`]) is blanked
+/// out, every other line and column left where it was, and the file parsed again, until it
+/// parses; the checks after parsing (regexes, names, timeouts) then report the rest. A file
+/// with any error still loads nothing: the cut text only finds the errors.
+///
+/// An error at an entry that names a key cut out of that entry before (`a bash hook needs a
+/// non-empty `command`` after a `command` of the wrong type was cut) is the cut's doing, not
+/// the file's, and is not reported.
+fn every_error(cx: &mut FileCx<'_>, dialect: &Dialect) -> Vec<HookSpec> {
+    let specs = run_dialect(cx, dialect);
+    let Some(first) = cx.parse_failure.take() else { return specs };
+    let is_syntax_error = cx.format == Format::Json && serde_json::from_str::<serde::de::IgnoredAny>(cx.text).is_err();
+    if cx.is_shallow || is_syntax_error {
+        return specs;
+    }
+    let Some(ranges) = locate::Ranges::parse(cx.text) else { return specs };
+    if let Some(error) = cx.errors.last_mut() {
+        place_parse_error(&ranges, cx.format, dialect, error, &first);
+    }
+    let mut text = cx.text.to_owned();
+    let mut failure = first;
+    let mut cuts: Vec<locate::Unit> = Vec::new();
+    // The keys cut out of each mapping (by where it starts), and the keys they stand for.
+    let mut cut_keys: Vec<(Option<Position>, String)> = Vec::new();
+    let mut n_errors = 1;
+    while let Some(unit) = failure.at.and_then(|at| ranges.unit_at(at, failure.is_key_error)) {
+        if cuts.contains(&unit) || n_errors >= MAX_PARSE_ERRORS {
+            break;
+        }
+        text = ranges.cut(&text, &unit);
+        cut_keys.extend(unit.key.iter().chain(failure.meant.as_ref()).map(|key| (Some(unit.parent_at), key.clone())));
+        cuts.push(unit);
+        let mut next = FileCx::new(cx.file, &text, cx.level, cx.deadlines);
+        next.original_text = cx.original_text;
+        next.cut_items = cuts.iter().filter(|cut| cut.is_item).map(|cut| cut.value_at).collect();
+        let specs = run_dialect(&mut next, dialect);
+        let FileCx { mut errors, warnings, parse_failure, .. } = next;
+        let Some(next_failure) = parse_failure else {
+            // The cut text parses: its checks report the remaining errors.
+            cx.errors.append(&mut errors);
+            in_file_order(&mut cx.errors);
+            return specs;
+        };
+        // The parse error is the last error recorded.
+        // The mapping the error is about as a whole, if it is (the whole file when the parser
+        // gives no position).
+        let whole = match next_failure.at {
+            Some(at) => {
+                ranges.unit_at(at, next_failure.is_key_error).filter(|unit| unit.is_map).map(|unit| unit.value_at)
+            }
+            None => Some(ranges.root_at()),
+        };
+        let is_cut_doing = errors.last().is_some_and(|error| {
+            whole.is_some_and(|whole| {
+                cut_keys.iter().any(|(parent, key)| {
+                    (*parent == Some(whole) || next_failure.at.is_none()) && error.message.contains(&format!("`{key}`"))
+                })
+            })
+        });
+        if is_cut_doing {
+            errors.pop();
+        } else if let Some(error) = errors.last_mut() {
+            place_parse_error(&ranges, cx.format, dialect, error, &next_failure);
+        }
+        n_errors += errors.len();
+        cx.errors.append(&mut errors);
+        drop(warnings);
+        failure = next_failure;
+    }
+    in_file_order(&mut cx.errors);
+    specs
+}
+
+/// Completes a parse error from the file's ranges: the hook it is in when the parser did not
+/// say (JSON, PicoClaw), and, in JSON, which reports an error about a whole entry after the
+/// entry's end, the entry's start.
+fn place_parse_error(
+    ranges: &locate::Ranges,
+    format: Format,
+    dialect: &Dialect,
+    error: &mut ConfigError,
+    failure: &ParseFailure,
+) {
+    if format == Format::Json
+        && let Some(unit) = failure.at.and_then(|at| ranges.unit_at(at, failure.is_key_error))
+        && unit.is_whole
+        && unit.is_map
+    {
+        error.line = Some(unit.value_at.0);
+        error.column = Some(unit.value_at.1);
+    }
+    let Some(at) = error.line.zip(error.column).or(failure.at) else { return };
+    if error.hook.is_none() {
+        error.hook = match dialect {
+            Dialect::EventKeyed => ranges.entry_around(at).and_then(|(key, idx, name)| {
+                let event = key.parse::<hook_protocol::Event>().ok()?;
+                name.or_else(|| idx.map(|idx| format!("{event}-{idx}")))
+            }),
+            Dialect::PicoClaw => {
+                ranges.key_around(&["hooks", "processes"], at).or_else(|| ranges.key_around(&["hooks", "builtins"], at))
+            }
+            Dialect::Dir(name, _) => Some(name.clone()),
+        };
+    }
+}
+
+/// Sorts a file's errors by line and column; those without a position last.
+fn in_file_order(errors: &mut [ConfigError]) {
+    errors.sort_by_key(|error| (error.line.is_none(), error.line, error.column));
+}
+
+/// Runs the parser and checks of `dialect` over `cx`'s text.
+fn run_dialect(cx: &mut FileCx<'_>, dialect: &Dialect) -> Vec<HookSpec> {
+    match dialect {
+        Dialect::Dir(name, dir) => jcli::dir_hook(cx, name, dir),
+        Dialect::EventKeyed => jcli::event_keyed(cx),
+        Dialect::PicoClaw => picoclaw::picoclaw(cx),
+    }
+}
+
+/// Where a typed parse stopped, for [`every_error`].
+#[derive(Debug, Clone)]
+pub(crate) struct ParseFailure {
+    /// The error's position, when the parser knows it.
+    at: Option<Position>,
+    /// The key an unknown key probably stands for (the parser's "did you mean").
+    meant: Option<String>,
+    /// Whether it is about a key (unknown, or written twice) rather than a value.
+    is_key_error: bool,
 }
 
 /// The handlers of an agent settings file, for a held-back (shallow) parse: named as the full
@@ -677,6 +823,14 @@ pub(crate) struct FileCx<'a> {
     pub(crate) is_shallow: bool,
     /// The spans, parsed by [`FileCx::prepare_spans`], taken by the dialect.
     spans: Option<locate::Tree>,
+    /// The file's text as read: [`FileCx::text`] is a copy with parts cut out when
+    /// [`every_error`] looks for errors after the first (hooks are named from this one).
+    pub(crate) original_text: &'a str,
+    /// Where the typed parse stopped, when it did.
+    parse_failure: Option<ParseFailure>,
+    /// Where the list items cut out of the text start, so the unnamed entries after them keep
+    /// their generated names (`<event>-<index>` of the file as written).
+    pub(crate) cut_items: Vec<Position>,
 }
 
 impl<'a> FileCx<'a> {
@@ -693,6 +847,9 @@ impl<'a> FileCx<'a> {
             warnings: Vec::new(),
             is_shallow: false,
             spans: None,
+            original_text: text,
+            parse_failure: None,
+            cut_items: Vec::new(),
         }
     }
 
@@ -733,7 +890,14 @@ impl<'a> FileCx<'a> {
 
     /// Records the parser's error.
     pub(crate) fn parse_error(&mut self, err: ParseError, hook: Option<&str>) {
-        let hook = hook.map(str::to_owned).or_else(|| err.line.and_then(|line| jcli::entry_name_at(self.text, line)));
+        let hook =
+            hook.map(str::to_owned).or_else(|| err.line.and_then(|line| jcli::entry_name_at(self.original_text, line)));
+        let is_key_error = err.message.starts_with("unknown field") || err.message.starts_with("duplicate key");
+        // A key written wrong (`comand`) is cut with the key it stands for (`command`), so the
+        // missing `command` that follows is not reported as a second mistake.
+        let meant = err.message.split("(did you mean `").nth(1).and_then(|rest| rest.split('`').next());
+        self.parse_failure =
+            Some(ParseFailure { at: err.line.zip(err.column), is_key_error, meant: meant.map(str::to_owned) });
         self.errors.push(ConfigError {
             file: self.file.to_owned(),
             line: err.line,
