@@ -17,12 +17,12 @@ fn describe(spec: &HookSpec, event: Event) -> Value {
     let mut line = json!({
         "id": hook_core::HookId::new(spec.level, &spec.name, event).as_str(),
         "level": spec.level.as_str(),
-        "kind": spec.kind,
+        "kind": spec.kind.as_str(),
         "priority": spec.priority,
         "enabled": spec.enabled,
         "filter": filter_text(&spec.filter),
-        "timeout_ms": spec.effective_timeout(event, engine::factory(&spec.kind).as_deref()).as_millis() as u64,
-        "retry": spec.effective_retry(engine::factory(&spec.kind).as_deref()),
+        "timeout_ms": spec.effective_timeout(event, engine::factory(spec.kind.as_str()).as_deref()).as_millis() as u64,
+        "retry": spec.effective_retry(engine::factory(spec.kind.as_str()).as_deref()),
         "on_error": spec.effective_on_error(event).as_str(),
         "source": spec.source.to_string(),
     });

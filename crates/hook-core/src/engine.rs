@@ -12,8 +12,8 @@ use hook_protocol::{Context, Event};
 use tracing::{Instrument, debug, debug_span, warn};
 
 use crate::{
-    BuiltHook, CompiledFilter, Deadlines, FireOutcome, HookFactory, HookId, HookMetrics, HookSpec, HookSummary, Level,
-    ObserverEvent, Registration, SourceLocation,
+    BuiltHook, CompiledFilter, Deadlines, FireOutcome, HookFactory, HookId, HookMetrics, HookSpec, HookSummary, Kind,
+    Level, ObserverEvent, Registration, SourceLocation,
     chain::{self, ChainEnv, InjectedTools, join_all},
     metrics::MetricsStore,
     registry::{Origin, Registered, Registry},
@@ -21,9 +21,6 @@ use crate::{
 
 /// The default capacity of each observer's queue.
 const DEFAULT_OBSERVER_QUEUE: usize = 64;
-
-/// The kind reported for hooks registered in-process.
-const IN_PROCESS_KIND: &str = "in_process";
 
 /// A hook that could not be loaded: which one, where it was declared, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,7 +149,7 @@ impl Engine {
     pub fn try_register(&self, registration: Registration) -> Result<Vec<HookId>, LoadError> {
         let (level, name) = (registration.level, registration.name.clone());
         let ids: Vec<HookId> = registration.events.iter().map(|e| HookId::new(level, &name, *e)).collect();
-        let origin = Origin { kind: IN_PROCESS_KIND.into(), source: None, deadlines: None };
+        let origin = Origin { kind: Kind::IN_PROCESS, source: None, deadlines: None };
         let inner = &self.inner;
         let seq = inner.registry.reserve_seq(1);
         let reg = Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics)
@@ -178,17 +175,14 @@ impl Engine {
         let inner = &self.inner;
         let error = |message: String| LoadError { hook: spec.name.clone(), location: spec.source.clone(), message };
         CompiledFilter::compile(&spec.filter).map_err(|err| error(err.to_string()))?;
-        let factory = self.factory_for(&spec.kind).map_err(error)?;
+        let factory = self.factory_for(spec.kind.as_str()).map_err(error)?;
         let built = factory
             .build(&spec)
             .await
             .map_err(|err| error(format!("could not build the {} hook: {err}", spec.kind)))?;
         let registration = registration_of(&spec, &built, factory.as_ref());
-        let origin = Origin {
-            kind: spec.kind.as_str().into(),
-            source: Some(spec.source.clone()),
-            deadlines: Some(spec.deadlines),
-        };
+        let origin =
+            Origin { kind: spec.kind.clone(), source: Some(spec.source.clone()), deadlines: Some(spec.deadlines) };
         let seq = inner.registry.reserve_seq(1);
         let reg =
             match Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics) {
@@ -254,7 +248,7 @@ impl Engine {
                 errors.push(error(err.to_string()));
                 continue;
             }
-            match self.factory_for(&spec.kind) {
+            match self.factory_for(spec.kind.as_str()) {
                 Ok(factory) => buildable.push((spec, factory)),
                 Err(message) => errors.push(error(message)),
             }
@@ -279,7 +273,7 @@ impl Engine {
             for (offset, (spec, hook, factory)) in built.iter().enumerate() {
                 let registration = registration_of(spec, hook, factory.as_ref());
                 let origin = Origin {
-                    kind: spec.kind.as_str().into(),
+                    kind: spec.kind.clone(),
                     source: Some(spec.source.clone()),
                     deadlines: Some(spec.deadlines),
                 };
@@ -333,7 +327,7 @@ impl Engine {
                     id: entry.id.clone(),
                     level: reg.level,
                     name: reg.name.to_string(),
-                    kind: reg.kind.to_string(),
+                    kind: reg.kind.clone(),
                     priority: reg.priority,
                     filter: reg.raw_filter.clone(),
                     timeout: reg.deadline_on(event, &self.inner.deadlines).min(self.inner.deadlines.chain),

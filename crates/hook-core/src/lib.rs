@@ -63,7 +63,7 @@ pub use metrics::HookMetrics;
 pub use output::{Action, ContextPatch, Field, HookOutput, Permission};
 pub use registry::{HookSummary, Registration};
 pub use spec::{
-    AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Level, SourceLocation,
+    AgentHookDef, BuiltHook, Deadlines, HookDefinition, HookFactory, HookId, HookSpec, Kind, Level, SourceLocation,
     default_on_error,
 };
 pub use trace::{Decision, Dropped, Effects, FireOutcome, TraceEntry};

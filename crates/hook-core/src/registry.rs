@@ -15,7 +15,7 @@ use hook_protocol::{
 };
 
 use crate::{
-    CompiledFilter, Deadlines, Gate, Hook, HookId, Level, Observer, SourceLocation, default_on_error,
+    CompiledFilter, Deadlines, Gate, Hook, HookId, Kind, Level, Observer, SourceLocation, default_on_error,
     metrics::{MetricCells, MetricsStore},
     observer::ObserverSlot,
 };
@@ -157,7 +157,7 @@ impl Registration {
 pub(crate) struct Registered {
     pub(crate) level: Level,
     pub(crate) name: Arc<str>,
-    pub(crate) kind: Arc<str>,
+    pub(crate) kind: Kind,
     pub(crate) events: Vec<Event>,
     pub(crate) hook: Arc<dyn Hook>,
     pub(crate) priority: i32,
@@ -184,7 +184,7 @@ pub(crate) struct Registered {
 /// What [`Registered::new`] needs besides the registration's own options.
 #[derive(Debug)]
 pub(crate) struct Origin {
-    pub(crate) kind: Arc<str>,
+    pub(crate) kind: Kind,
     pub(crate) source: Option<SourceLocation>,
     pub(crate) deadlines: Option<Deadlines>,
 }
@@ -298,8 +298,8 @@ pub struct HookSummary {
     pub level: Level,
     /// Name.
     pub name: String,
-    /// Executor kind (`in_process` for registered Rust hooks).
-    pub kind: String,
+    /// Executor kind ([`Kind::IN_PROCESS`] for registered Rust hooks).
+    pub kind: Kind,
     /// Order inside the level.
     pub priority: i32,
     /// The filter as configured.

@@ -1,7 +1,7 @@
 //! Configured hooks: levels, stable ids, the validated spec of one hook, and the factories
 //! that turn a spec into a running hook.
 
-use std::{collections::BTreeMap, fmt, path::PathBuf, sync::Arc, time::Duration};
+use std::{borrow::Cow, collections::BTreeMap, fmt, path::PathBuf, sync::Arc, time::Duration};
 
 use async_trait::async_trait;
 use hook_protocol::{
@@ -167,6 +167,96 @@ impl Default for Deadlines {
     }
 }
 
+/// The kind of a hook: the name of the [`HookFactory`] that builds it. The built-in kinds have
+/// constants; an embedder's own factory names its own kind with [`Kind::new`].
+///
+/// Compares with `&str` (`spec.kind == "bash"`) and prints as its name.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind(Cow<'static, str>);
+
+impl Kind {
+    /// j-cli's `sh -c` hooks (hook-bash).
+    pub const BASH: Kind = Kind::from_static("bash");
+    /// j-cli's prompt hooks answered by a chat model (hook-llm).
+    pub const LLM: Kind = Kind::from_static("llm");
+    /// PicoClaw's long-lived JSON-RPC process hooks (hook-process).
+    pub const PROCESS: Kind = Kind::from_static("process");
+    /// PicoClaw's built-in hooks, named in its config and supplied by the host.
+    pub const BUILTIN: Kind = Kind::from_static("builtin");
+    /// The Claude Code family's `command` handlers (hook-bash).
+    pub const COMMAND: Kind = Kind::from_static("command");
+    /// The Claude Code family's `http` handlers (hook-llm).
+    pub const HTTP: Kind = Kind::from_static("http");
+    /// The Claude Code family's `prompt` handlers (hook-llm).
+    pub const PROMPT: Kind = Kind::from_static("prompt");
+    /// Hooks registered as Rust values ([`crate::Engine::register`]); no factory builds them.
+    pub const IN_PROCESS: Kind = Kind::from_static("in_process");
+
+    /// A kind named by a `'static` string, usable in constants.
+    pub const fn from_static(name: &'static str) -> Kind {
+        Kind(Cow::Borrowed(name))
+    }
+
+    /// A kind named `name`.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Kind {
+        Kind(name.into())
+    }
+
+    /// Its name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// As its name, quoted: `"bash"`.
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for Kind {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Kind {
+    fn from(name: &str) -> Kind {
+        Kind(Cow::Owned(name.to_owned()))
+    }
+}
+
+impl From<String> for Kind {
+    fn from(name: String) -> Kind {
+        Kind(Cow::Owned(name))
+    }
+}
+
+impl PartialEq<str> for Kind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Kind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<Kind> for &str {
+    fn eq(&self, other: &Kind) -> bool {
+        *self == other.as_str()
+    }
+}
+
 /// One configured hook, validated: everything a factory needs to build it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookSpec {
@@ -174,8 +264,8 @@ pub struct HookSpec {
     pub name: String,
     /// Level it was loaded at.
     pub level: Level,
-    /// Executor kind: `bash`, `llm`, `process` or `builtin`.
-    pub kind: String,
+    /// Executor kind: which factory builds it.
+    pub kind: Kind,
     /// Events it runs on.
     pub events: Vec<Event>,
     /// The definition as written.
@@ -321,7 +411,7 @@ impl HookSpec {
     pub fn new(
         name: impl Into<String>,
         level: Level,
-        kind: impl Into<String>,
+        kind: impl Into<Kind>,
         events: impl IntoIterator<Item = Event>,
         definition: HookDefinition,
     ) -> Self {

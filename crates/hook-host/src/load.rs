@@ -108,7 +108,7 @@ pub fn load_sources(sources: &[ConfigSource], trust: &TrustPolicy) -> Loaded {
         if calls_the_bridge(&spec) {
             // `hookwire hook` installed in an agent's settings would run hookwire inside itself.
             warnings.push(format!("{}: hook `{}` runs `hookwire hook` itself; skipped", spec.source, spec.name));
-        } else if kinds.contains(&spec.kind) {
+        } else if kinds.iter().any(|kind| spec.kind == kind.as_str()) {
             specs.push(spec);
         } else {
             // PicoClaw builtins are compiled into PicoClaw; an unmodified PicoClaw config that

@@ -16,7 +16,7 @@ use hook_protocol::{
 };
 
 use super::FileCx;
-use crate::{AgentHookDef, HookDefinition, HookSpec, agent::AgentGate};
+use crate::{AgentHookDef, HookDefinition, HookSpec, Kind, agent::AgentGate};
 
 /// The longest deadline a handler gets.
 const MAX_TIMEOUT_SECS: f64 = super::MAX_TIMEOUT.as_secs() as f64;
@@ -299,7 +299,8 @@ fn handler_spec(
     if agent == Agent::Gemini && event == Event::PostToolExecution {
         events.push(Event::PostToolExecutionFailure);
     }
-    let mut spec = HookSpec::new(name, cx.level, kind, events, HookDefinition::Agent(Box::new(def)));
+    let mut spec =
+        HookSpec::new(name, cx.level, Kind::new(kind.to_owned()), events, HookDefinition::Agent(Box::new(def)));
     spec.source = cx.location(at);
     spec.timeout = Some(std::time::Duration::from_secs_f64(secs));
     spec.on_error = on_error;

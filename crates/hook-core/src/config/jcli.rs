@@ -8,7 +8,7 @@ use hook_protocol::{
 };
 
 use super::{FileCx, check, locate, tool_conditions};
-use crate::{HookDefinition, HookSpec, capability};
+use crate::{HookDefinition, HookSpec, Kind, capability};
 
 /// The specs of an event-keyed file: one per entry, named by its `name:` or `<event>-<index>`.
 pub(super) fn event_keyed(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
@@ -165,7 +165,7 @@ fn command_spec(
     }
     Some(HookSpec {
         level: cx.level,
-        kind: def.kind.as_str().to_owned(),
+        kind: Kind::new(def.kind.as_str()),
         events,
         dir: dir.map(Path::to_path_buf),
         source: cx.location(at),

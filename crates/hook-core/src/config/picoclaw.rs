@@ -9,7 +9,7 @@ use hook_protocol::{
 use serde::Deserialize;
 
 use super::{FileCx, check};
-use crate::{Deadlines, HookDefinition, HookSpec};
+use crate::{Deadlines, HookDefinition, HookSpec, Kind};
 
 /// The `intercept` names as written: `after_tool` and the canonical `post_tool_execution`
 /// parse to the same event but do not mean the same thing (see [`events_of`]).
@@ -61,7 +61,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
         }
         specs.push(HookSpec {
             level: cx.level,
-            kind: "builtin".to_owned(),
+            kind: Kind::BUILTIN,
             events: Vec::new(),
             dir: None,
             source: cx.location(at),
@@ -110,7 +110,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
         }
         specs.push(HookSpec {
             level: cx.level,
-            kind: "process".to_owned(),
+            kind: Kind::PROCESS,
             events,
             dir: None,
             source: cx.location(at),
