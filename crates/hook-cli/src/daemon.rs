@@ -6,9 +6,14 @@
 //! `~/.cache/hookwire/run`; each is named by a hash of the canonical project root (and of the
 //! `HOME` and `XDG_CONFIG_HOME` its configuration is read from): `<key>.sock`, `<key>.lock`,
 //! `<key>.pid`, `<key>.log`.
+//!
+//! Two clients: an async one ([`connect`], [`call`]) for callers that run a runtime anyway, and
+//! a blocking one ([`connect_blocking`], [`call_blocking`]) for the bridge's warm path, which
+//! answers through a running daemon before any async runtime exists.
 
 use std::{
     fs, io,
+    io::{BufRead as _, Read as _, Write as _},
     os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
     process::{Command, Stdio},
@@ -28,6 +33,9 @@ use tokio::{
 };
 
 use crate::discover;
+
+/// The blocking client's connection.
+pub(crate) use std::os::unix::net::UnixStream as BlockingStream;
 
 /// How long a caller that started the daemon waits for its socket.
 pub(crate) const START_DEADLINE: Duration = Duration::from_millis(1500);
@@ -244,16 +252,16 @@ impl std::fmt::Display for CallError {
     }
 }
 
-/// One request on `stream`, and its answer.
-pub(crate) async fn call(stream: &mut UnixStream, method: Method, params: Value) -> Result<Value, CallError> {
-    let request = Request::new(Id::Number(1), method.as_str(), params);
-    let mut line = serde_json::to_vec(&request).map_err(|e| CallError::Protocol(e.to_string()))?;
+/// The request line of a call with id 1: compact JSON and its newline.
+pub(crate) fn request_line(method: Method, params: Value) -> Result<Vec<u8>, CallError> {
+    let mut line = serde_json::to_vec(&Request::new(Id::Number(1), method.as_str(), params))
+        .map_err(|e| CallError::Protocol(e.to_string()))?;
     line.push(b'\n');
-    let (read, mut write) = stream.split();
-    write.write_all(&line).await.map_err(CallError::Io)?;
-    let mut reader = BufReader::new(read).take(MAX_RESPONSE_BYTES);
-    let mut answer = Vec::new();
-    reader.read_until(b'\n', &mut answer).await.map_err(CallError::Io)?;
+    Ok(line)
+}
+
+/// The result of the answer line `answer` (read up to and including its newline).
+fn read_answer(answer: &[u8]) -> Result<Value, CallError> {
     if !answer.ends_with(b"\n") {
         return Err(CallError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the daemon closed the connection")));
     }
@@ -261,6 +269,53 @@ pub(crate) async fn call(stream: &mut UnixStream, method: Method, params: Value)
         Message::Response(response) => Ok(response.result),
         Message::Error(error) => Err(CallError::Rpc(error.error)),
         _ => Err(CallError::Protocol("expected a response".into())),
+    }
+}
+
+/// One request on `stream`, and its answer.
+pub(crate) async fn call(stream: &mut UnixStream, method: Method, params: Value) -> Result<Value, CallError> {
+    let line = request_line(method, params)?;
+    let (read, mut write) = stream.split();
+    write.write_all(&line).await.map_err(CallError::Io)?;
+    let mut reader = BufReader::new(read).take(MAX_RESPONSE_BYTES);
+    let mut answer = Vec::new();
+    reader.read_until(b'\n', &mut answer).await.map_err(CallError::Io)?;
+    read_answer(&answer)
+}
+
+/// [`connect`] without an async runtime: a plain blocking socket.
+pub(crate) fn connect_blocking(paths: &DaemonPaths) -> Result<BlockingStream, ConnectError> {
+    match check_private_dir(&paths.dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ConnectError::NotRunning),
+        Err(_) => return Err(ConnectError::Unusable),
+    }
+    match BlockingStream::connect(&paths.socket) {
+        Ok(stream) => Ok(stream),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ConnectError::NotRunning),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Err(ConnectError::Stale),
+        Err(_) => Err(ConnectError::Unusable),
+    }
+}
+
+/// [`call`] without an async runtime: writes `line` (a whole request line, see
+/// [`request_line`]) on `stream` and reads the answer. Like [`call`], it waits as long as the
+/// daemon takes: the daemon bounds every fire with its hooks' deadlines.
+pub(crate) fn call_blocking(stream: &BlockingStream, line: &[u8]) -> Result<Value, CallError> {
+    let mut writer = stream;
+    writer.write_all(line).map_err(CallError::Io)?;
+    let mut reader = io::BufReader::new(stream).take(MAX_RESPONSE_BYTES);
+    let mut answer = Vec::new();
+    reader.read_until(b'\n', &mut answer).map_err(CallError::Io)?;
+    read_answer(&answer)
+}
+
+/// [`request_shutdown`] without an async runtime.
+pub(crate) fn request_shutdown_blocking(paths: &DaemonPaths) {
+    if let Ok(stream) = connect_blocking(paths)
+        && let Ok(line) = request_line(Method::Shutdown, Value::Null)
+    {
+        let _ = call_blocking(&stream, &line);
     }
 }
 

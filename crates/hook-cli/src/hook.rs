@@ -7,6 +7,11 @@
 //! that stay up between calls; a configuration with a process hook starts the daemon on first
 //! use. Otherwise, and whenever the daemon cannot answer, the event is fired in this process.
 //! Both paths compute the answer with the same functions of this module.
+//!
+//! The warm path — a daemon already listening — is the one an agent pays on every event, so it
+//! runs before any async runtime exists: one blocking connect, the hook input sent as the
+//! daemon's `fire` params without reading the configuration (the daemon has it), one answer
+//! line read and written out.
 
 use std::{
     collections::BTreeMap,
@@ -23,13 +28,14 @@ use hook_core::{
 };
 use hook_protocol::{
     Agent, Event,
-    daemon::{FireParams, Method, Selection, codes},
+    daemon::{BridgeResult, FireParams, Method, Selection, codes},
+    jsonrpc::{Id, Request},
     serde_json::{self, Value},
 };
 
 use crate::{
     ConfigArgs,
-    daemon::{self, ConnectError},
+    daemon::{self, CallError, ConnectError, DaemonPaths},
     discover,
     engine::{self, LoadedConfig},
 };
@@ -290,6 +296,66 @@ async fn through_daemon(
     }
 }
 
+/// What a blocking call to a running daemon came to.
+enum ViaDaemon {
+    /// The daemon answered.
+    Answered(BridgeAnswer),
+    /// A daemon listens but gave no answer (or cannot be used): fire in this process, start
+    /// none. The hook input, back.
+    FireHere(Value),
+    /// Its socket is there but nobody listens (its daemon died): the async path, which may
+    /// start a new one. The hook input, back.
+    Stale(Value),
+    /// No daemon: the hook input, back.
+    NotRunning(Value),
+}
+
+/// Sends `input` to the project's daemon when one listens, without an async runtime.
+fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
+    let root = daemon::project_root(cwd);
+    let Some(paths) = daemon::paths_for(&root) else { return ViaDaemon::NotRunning(input) };
+    if !paths.socket.exists() {
+        return ViaDaemon::NotRunning(input);
+    }
+    let stream = match daemon::connect_blocking(&paths) {
+        Ok(stream) => stream,
+        Err(ConnectError::Unusable) => return ViaDaemon::FireHere(input),
+        Err(ConnectError::NotRunning | ConnectError::Stale) => return ViaDaemon::Stale(input),
+    };
+    let mut params = FireParams {
+        input: Some(input),
+        selection: selection(args, cwd),
+        cwd: Some(cwd.display().to_string()),
+        root: Some(root.display().to_string()),
+        build: Some(daemon::build_id().to_owned()),
+        ..FireParams::default()
+    };
+    let answer = fire_blocking(&stream, &params, &paths);
+    drop(stream);
+    match answer {
+        Some(answer) => ViaDaemon::Answered(answer),
+        None => ViaDaemon::FireHere(params.input.take().unwrap_or_default()),
+    }
+}
+
+/// The daemon's answer to `params` on `stream`; `None` when it gave none. A daemon of another
+/// build is asked to stop (the next call starts one of this build).
+fn fire_blocking(stream: &daemon::BlockingStream, params: &FireParams, paths: &DaemonPaths) -> Option<BridgeAnswer> {
+    let mut line = serde_json::to_vec(&Request::new(Id::Number(1), Method::Fire.as_str(), params)).ok()?;
+    line.push(b'\n');
+    match daemon::call_blocking(stream, &line) {
+        Ok(result) => {
+            let result: BridgeResult = serde_json::from_value(result).ok()?;
+            Some(BridgeAnswer { exit_code: result.exit_code, stdout: result.stdout, stderr: result.stderr })
+        }
+        Err(CallError::Rpc(error)) if error.code == codes::OTHER_BUILD => {
+            daemon::request_shutdown_blocking(paths);
+            None
+        }
+        Err(_) => None,
+    }
+}
+
 /// A bridge call after its synchronous part: answered, or with work that needs the runtime.
 #[derive(Debug)]
 pub(crate) enum Prepared {
@@ -311,9 +377,10 @@ pub(crate) struct Pending {
     loaded: Option<Result<LoadedConfig, String>>,
 }
 
-/// Everything a bridge call can do without an async runtime: read and check the input, load
-/// the configuration, and answer at once when nothing is to run — the common case for most
-/// events, which then costs no runtime, no thread and no engine.
+/// Everything a bridge call can do without an async runtime: read the input; answer through
+/// the project's daemon when one listens; else load the configuration, and answer at once when
+/// nothing is to run — the common case for most events, which then costs no runtime, no thread
+/// and no engine.
 pub(crate) fn prepare(args: HookArgs) -> Prepared {
     let agent = args.agent;
     let mut text = String::new();
@@ -328,15 +395,31 @@ pub(crate) fn prepare(args: HookArgs) -> Prepared {
             ))));
         }
     };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    // The daemon reads the input itself (with the same function, so an input it cannot read
+    // gets the same answer as here).
+    let (input, fire_here, stale) = if daemon_allowed(&args) {
+        match via_running_daemon(&args, input, &cwd) {
+            ViaDaemon::Answered(answer) => return Prepared::Answered(write_answer(&answer)),
+            ViaDaemon::FireHere(input) => (input, true, false),
+            ViaDaemon::Stale(input) => (input, false, true),
+            ViaDaemon::NotRunning(input) => (input, false, false),
+        }
+    } else {
+        (input, false, false)
+    };
     let (event, context) = match context_from_input(agent, input) {
         Ok(read) => read,
         Err(e) => return Prepared::Answered(write_answer(&failure_answer(&e.to_string()))),
     };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    if daemon_allowed(&args) && daemon_is_running(&cwd) {
+    if stale {
+        // The async path finds the dead daemon again, and replaces it when worth it.
         return Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: None }));
     }
     let loaded = load_bridge(agent, &args.settings, &args.config.configs, args.config.no_default_config, &cwd);
+    if fire_here {
+        return Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: Some(loaded) }));
+    }
     let worth_a_daemon = matches!(&loaded, Ok(l) if l.errors.is_empty() && has_process_hooks(l));
     match &loaded {
         Ok(l) if load_problem(l).is_none() && !is_relevant(&l.specs, event) && !worth_a_daemon => {
@@ -347,12 +430,6 @@ pub(crate) fn prepare(args: HookArgs) -> Prepared {
         }
         _ => Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: Some(loaded) })),
     }
-}
-
-/// Whether the project's daemon seems to run (its socket exists; a stale one is found out on
-/// connecting).
-fn daemon_is_running(cwd: &Path) -> bool {
-    daemon::paths_for(&daemon::project_root(cwd)).is_some_and(|paths| paths.socket.exists())
 }
 
 /// The rest of a bridge call: through the daemon, else in this process.

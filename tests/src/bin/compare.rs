@@ -32,6 +32,8 @@ pub(crate) use alternate;
 mod alloc;
 #[path = "compare/claude.rs"]
 mod claude;
+#[path = "compare/daemon.rs"]
+mod daemon;
 #[path = "compare/inproc.rs"]
 mod inproc;
 #[path = "compare/process.rs"]
@@ -150,6 +152,8 @@ fn run(plan: Plan) -> Result<(), Error> {
 
     phase("bash hooks");
     rows.extend(on_worker(&runtime, async move { spawn::bash_rows(&plan).await })?);
+    phase("5 chained bash hooks");
+    rows.extend(on_worker(&runtime, async move { spawn::chained_bash_rows(&plan).await })?);
     phase("llm hook");
     rows.extend(on_worker(&runtime, async move { spawn::llm_rows(&plan).await })?);
     phase("claude code command hook");
@@ -157,6 +161,15 @@ fn run(plan: Plan) -> Result<(), Error> {
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     phase("hookwire hook claude (whole process)");
     rows.extend(claude::bridge_rows(&plan)?);
+    phase("hookwire hook claude through a warm daemon (whole process)");
+    rows.extend(daemon::bridge_rows(&plan, &echo)?);
+    match python_path.as_deref() {
+        Some(python) => {
+            phase("python client fire over the daemon's socket");
+            rows.extend(daemon::python_client_rows(&plan, python)?);
+        }
+        None => notes.push("the python client row skipped: no python3".into()),
+    }
     rows.extend(big_rows);
     phase("spawn costs");
     let spawns = spawn::spawn_costs(&plan, python_path.as_deref());
@@ -172,7 +185,7 @@ fn run(plan: Plan) -> Result<(), Error> {
     );
     println!();
     println!("Times are per operation; each row's two sides ran alternately in this process.");
-    println!("Ratio = median over pairs of (hookwire / baseline).");
+    println!("Ratio = median over pairs of (hookwire / baseline); p10 to p90 = how those per-pair ratios spread.");
     println!();
     print!("{}", report::table(&rows));
     println!();

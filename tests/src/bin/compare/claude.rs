@@ -27,7 +27,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::{
     Error, Plan,
-    report::{Row, Target, fmt_time, since},
+    report::{Row, Target, since},
 };
 
 /// The hook's command: reads its stdin, prints nothing (no decision), as a logging or auditing
@@ -40,51 +40,19 @@ const INPUT_BYTES: usize = 1 << 10;
 /// The shell the engine runs a command hook with (hook-bash uses `/bin/sh` when it exists).
 const SHELL: &str = "/bin/sh";
 
-/// Prints (on stderr, beside the phase lines) how the per-pair ratios of `times` spread: the
-/// table gives only their median.
-fn print_spread(what: &str, (a, b): &(Vec<f64>, Vec<f64>)) {
-    let sorted = |values: Vec<f64>| {
-        let mut values = values;
-        values.sort_by(f64::total_cmp);
-        values
-    };
-    let ratios = sorted(a.iter().zip(b).map(|(a, b)| a / b).collect());
-    if ratios.is_empty() {
-        return;
-    }
-    let at = |q: f64| ratios[((q * (ratios.len() - 1) as f64).round() as usize).min(ratios.len() - 1)];
-    let (a, b) = (sorted(a.clone()), sorted(b.clone()));
-    eprintln!(
-        "compare:   {what}: per-pair ratio over {} pairs: min {:.3}, p10 {:.3}, p25 {:.3}, median {:.3}, p75 {:.3}, \
-         p90 {:.3}, max {:.3}; hookwire {} to {}, baseline {} to {}",
-        ratios.len(),
-        at(0.0),
-        at(0.1),
-        at(0.25),
-        at(0.5),
-        at(0.75),
-        at(0.9),
-        at(1.0),
-        fmt_time(a[0]),
-        fmt_time(a[a.len() - 1]),
-        fmt_time(b[0]),
-        fmt_time(b[b.len() - 1]),
-    );
-}
-
 /// A scratch directory (the project of the hooks), removed on drop.
 #[derive(Debug)]
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new(tag: &str) -> Result<Self, Error> {
+    pub(crate) fn new(tag: &str) -> Result<Self, Error> {
         let dir = std::env::temp_dir().join(format!("hookwire-compare-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         Ok(Scratch(dir))
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 
@@ -104,7 +72,7 @@ impl Drop for Scratch {
 
 /// A Bash tool call in `project` whose Claude Code hook input line is exactly [`INPUT_BYTES`]
 /// long; the context and that line.
-fn pre_tool_use(project: &Path) -> Result<(Context, Vec<u8>), Error> {
+pub(crate) fn pre_tool_use(project: &Path) -> Result<(Context, Vec<u8>), Error> {
     let context_with = |padding: usize| Context {
         session_id: Some("5c3e8f1a-2b4d-4c6e-9f70-81a2b3c4d5e6".into()),
         cwd: Some(project.display().to_string()),
@@ -238,7 +206,6 @@ pub(crate) async fn command_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
     if failures > 0 {
         return Err(format!("{name}: {failures} fires failed").into());
     }
-    print_spread("claude command hook", &times);
     Ok(vec![Row::new(name, times, Target::RatioAtMost(1.05))])
 }
 
@@ -259,7 +226,10 @@ pub(crate) fn hookwire_path() -> Result<PathBuf, Error> {
 
 /// Runs `command` with `payload` on stdin, waits for it and reads both outputs; (exit success,
 /// stdout, stderr). A child that exits before reading its stdin is not an error.
-fn run_with_stdin(command: &mut std::process::Command, payload: &[u8]) -> Result<(bool, Vec<u8>, Vec<u8>), Error> {
+pub(crate) fn run_with_stdin(
+    command: &mut std::process::Command,
+    payload: &[u8],
+) -> Result<(bool, Vec<u8>, Vec<u8>), Error> {
     let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     match stdin.write_all(payload) {
@@ -339,6 +309,5 @@ pub(crate) fn bridge_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
     if let Some(e) = error {
         return Err(e);
     }
-    print_spread("hookwire hook claude", &times);
     Ok(vec![Row::new(name, times, Target::RatioAtMost(3.0))])
 }

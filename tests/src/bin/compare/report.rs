@@ -31,9 +31,19 @@ impl Row {
         Row { name: name.into(), a, b, target, allocations: None }
     }
 
+    /// The per-pair ratios hookwire / baseline.
+    fn ratios(&self) -> Vec<f64> {
+        self.a.iter().zip(&self.b).map(|(a, b)| a / b).collect()
+    }
+
     fn ratio(&self) -> f64 {
-        let ratios: Vec<f64> = self.a.iter().zip(&self.b).map(|(a, b)| a / b).collect();
-        median(&ratios)
+        median(&self.ratios())
+    }
+
+    /// How the per-pair ratios spread: their p10 and p90.
+    fn ratio_spread(&self) -> (f64, f64) {
+        let ratios = self.ratios();
+        (quantile(&ratios, 0.1), quantile(&ratios, 0.9))
     }
 
     fn verdict(&self) -> (String, &'static str) {
@@ -99,18 +109,20 @@ pub(crate) fn fmt_time(seconds: f64) -> String {
 pub(crate) fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     out.push_str(
-        "| row | pairs | hookwire median | baseline median | hookwire p99 | baseline p99 | median ratio | target | result |\n",
+        "| row | pairs | hookwire median | baseline median | hookwire p99 | baseline p99 | median ratio | ratio p10 to p90 \
+         | target | result |\n",
     );
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---|---|\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for row in rows {
         let (target, verdict) = row.verdict();
         let mut name = row.name.clone();
         if let Some(n) = row.allocations {
             let _ = write!(name, " ({n:.2} allocs/op)");
         }
+        let (p10, p90) = row.ratio_spread();
         let _ = writeln!(
             out,
-            "| {name} | {} | {} | {} | {} | {} | {:.3} | {target} | {verdict} |",
+            "| {name} | {} | {} | {} | {} | {} | {:.3} | {p10:.3} to {p90:.3} | {target} | {verdict} |",
             row.a.len(),
             fmt_time(median(&row.a)),
             fmt_time(median(&row.b)),

@@ -100,6 +100,73 @@ pub(crate) async fn bash_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
     Ok(rows)
 }
 
+/// How many bash hooks the chained row runs on one event.
+const CHAIN: usize = 5;
+
+/// [`CHAIN`] bash hooks on one event (`pre_send_message`, whose hooks run one after another)
+/// through the Engine, against one bare `sh -c` with the same stdin (the target: at most
+/// 5.25 times one bare spawn; j-cli takes 5.3 times) and against [`CHAIN`] bare `sh -c` run one
+/// after the other. The three sides run in turn, A B C A B C ...
+pub(crate) async fn chained_bash_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
+    let engine = Engine::default();
+    for n in 1..=CHAIN {
+        let name = format!("bench-{n}");
+        let hook = Arc::new(BashHook::new(SCRIPT, BashOptions { name: name.clone(), ..BashOptions::default() }));
+        engine.register(Registration::new(name, Level::User, [Event::PreSendMessage], hook));
+    }
+    let mut context = Context { user_input: Some("x".repeat((1usize << 10) - 64)), ..Context::default() };
+    let cache = SerializedCache::default();
+    let json = HookInput::new(Event::PreSendMessage, &context, Instant::now(), 1, &cache).hook_context_json();
+    let value: Value = serde_json::from_slice(&json)?;
+    let what = format!("{CHAIN} chained bash hooks `{SCRIPT}` on one event, 1 KiB context, through the Engine");
+    let ran_all =
+        |outcome: &FireOutcome| outcome.trace.len() == CHAIN && outcome.trace.iter().all(|t| t.error.is_none());
+    if !ran_all(&engine.fire(Event::PreSendMessage, &mut context).await) {
+        return Err(format!("{what}: not every hook ran without error").into());
+    }
+    let bare = |times: usize| -> Result<(), Error> {
+        for _ in 0..times {
+            bare_sh(&serde_json::to_vec(&value)?)?;
+        }
+        Ok(())
+    };
+    bare(1)?;
+    let (warmup, pairs) = (plan.pick(5, 2), plan.pick(400, 30));
+    let (mut chained, mut one, mut five) =
+        (Vec::with_capacity(pairs), Vec::with_capacity(pairs), Vec::with_capacity(pairs));
+    let mut failures = 0usize;
+    for round in 0..warmup + pairs {
+        let started = Instant::now();
+        let outcome = engine.fire(Event::PreSendMessage, &mut context).await;
+        let a = since(started);
+        if !ran_all(&outcome) {
+            failures += 1;
+        }
+        let started = Instant::now();
+        bare(1)?;
+        let b = since(started);
+        let started = Instant::now();
+        bare(CHAIN)?;
+        let c = since(started);
+        if round >= warmup {
+            chained.push(a);
+            one.push(b);
+            five.push(c);
+        }
+    }
+    if failures > 0 {
+        return Err(format!("{what}: {failures} fires failed").into());
+    }
+    Ok(vec![
+        Row::new(
+            format!("{what} vs ONE bare `sh -c` (std::process)"),
+            (chained.clone(), one),
+            Target::RatioAtMost(5.25),
+        ),
+        Row::new(format!("{what} vs {CHAIN} bare `sh -c` one after the other"), (chained, five), Target::Info),
+    ])
+}
+
 /// A bare POST of `body` (serialized here), the reply read and parsed.
 async fn post(client: &reqwest::Client, endpoint: &str, body: &Value) -> Result<Value, Error> {
     let response = client
