@@ -15,9 +15,10 @@ use std::{
 
 use hook_core::{HookError, fmt_duration, head_chars, tail_chars};
 use hook_protocol::{
+    Id,
     jsonrpc::{Message, RpcError},
     picoclaw::method,
-    serde_json::Value,
+    serde_json::{self, Value},
 };
 use nix::{
     sys::signal::{Signal, killpg},
@@ -35,7 +36,7 @@ use tokio::{
 use crate::{
     ProcessOptions,
     line::{LineRead, read_line_bounded},
-    outbox::Outbox,
+    outbox::{Chunk, Line, Outbox},
 };
 
 /// How many stderr lines are kept for [`HookError::ProcessExited`]'s `stderr_tail`.
@@ -64,12 +65,67 @@ pub(crate) struct SpawnConfig {
 #[derive(Debug)]
 pub(crate) enum Reply {
     /// `result`.
-    Result(Value),
+    Result(Answer),
     /// `error`.
     Error(RpcError),
     /// The process died, printed an over-long line, or was shut down.
     Failed(HookError),
 }
+
+/// A reply's `result`: its text as the hook wrote it (kept in the line it came in, not parsed
+/// until the caller knows what to read), or a value when the line took the general path.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// The line and where `result` is in it.
+    Raw(Vec<u8>, std::ops::Range<usize>),
+    /// A parsed value.
+    Value(Value),
+}
+
+impl Answer {
+    /// The text of `result`, when it was kept as text.
+    pub(crate) fn raw(&self) -> Option<&[u8]> {
+        match self {
+            Answer::Raw(line, range) => line.get(range.clone()),
+            Answer::Value(_) => None,
+        }
+    }
+
+    /// `result` as a JSON value.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            // The reader checked the text is JSON.
+            Answer::Raw(line, range) => {
+                serde_json::from_slice(line.get(range).unwrap_or(b"null")).unwrap_or(Value::Null)
+            }
+            Answer::Value(value) => value,
+        }
+    }
+}
+
+/// A response line, read without parsing its `result`. Anything else (a request, an error, a
+/// line that does not fit) goes through [`Message::parse`].
+#[derive(serde::Deserialize)]
+struct FastResponse<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow, deserialize_with = "raw_present")]
+    result: Option<&'a serde_json::value::RawValue>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    method: Option<serde::de::IgnoredAny>,
+}
+
+/// `Some` for any member present, `null` included.
+fn raw_present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de serde_json::value::RawValue>, D::Error> {
+    <&serde_json::value::RawValue as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
+/// Replies longer than this give the reader's buffer away instead of being copied out of it.
+const TAKE_LINE_ABOVE: usize = 64 * 1024;
 
 /// Messages to the reader about its table of pending requests. They are drained before each
 /// reply is matched (and every few seconds), never waking the reader on their own.
@@ -229,8 +285,9 @@ impl Conn {
     }
 
     /// Sends a request and waits for its reply until `deadline`. On the deadline, or when this
-    /// future is dropped, the request is forgotten and `hook.cancel` is sent.
-    pub(crate) async fn call(&self, method: &str, params: &[u8], deadline: Instant) -> Result<Reply, HookError> {
+    /// future is dropped, the request is forgotten and `hook.cancel` is sent. `params` are the
+    /// chunks of the serialized params, written as they are (shared chunks are not copied).
+    pub(crate) async fn call(&self, method: &str, params: Vec<Chunk>, deadline: Instant) -> Result<Reply, HookError> {
         let started = Instant::now();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let line = request_line(id, method, params);
@@ -262,7 +319,7 @@ impl Conn {
     }
 
     /// Sends a notification (no reply).
-    pub(crate) async fn notify(&self, method: &str, params: &[u8]) -> Result<(), HookError> {
+    pub(crate) async fn notify(&self, method: &str, params: Vec<u8>) -> Result<(), HookError> {
         let line = notification_line(method, params);
         self.outbox.send(line).await.map_err(|_| self.gone())
     }
@@ -293,35 +350,38 @@ impl Drop for CancelGuard<'_> {
         }
         let _ = self.conn.commands.send(Command_::Forget(self.id));
         let params = hook_protocol::serde_json::json!({ "id": self.id, "reason": self.reason });
-        let line = notification_line(method::CANCEL, params.to_string().as_bytes());
+        let line = notification_line(method::CANCEL, params.to_string().into_bytes());
         if self.conn.outbox.try_send(line).is_err() {
             tracing::debug!(hook = %self.conn.name, id = self.id, "could not queue hook.cancel");
         }
     }
 }
 
-/// `{"jsonrpc":"2.0","id":N,"method":"…","params":…}\n`, with `params` already serialized.
-pub(crate) fn request_line(id: i64, method: &str, params: &[u8]) -> Vec<u8> {
-    let mut line = Vec::with_capacity(params.len() + method.len() + 48);
-    line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    line.extend_from_slice(id.to_string().as_bytes());
-    line.extend_from_slice(b",\"method\":");
-    line.extend_from_slice(Value::from(method).to_string().as_bytes());
-    line.extend_from_slice(b",\"params\":");
-    line.extend_from_slice(params);
-    line.extend_from_slice(b"}\n");
-    line
+/// `{"jsonrpc":"2.0","id":N,"method":"…","params":…}\n`, with `params` already serialized: the
+/// params chunks go in the line as they are, between the request's head and its closing brace.
+pub(crate) fn request_line(id: i64, method: &str, params: Vec<Chunk>) -> Line {
+    let mut head = Vec::with_capacity(method.len() + 48);
+    head.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    head.extend_from_slice(id.to_string().as_bytes());
+    head.extend_from_slice(b",\"method\":");
+    head.extend_from_slice(Value::from(method).to_string().as_bytes());
+    head.extend_from_slice(b",\"params\":");
+    let mut chunks = Vec::with_capacity(params.len() + 2);
+    chunks.push(Chunk::Owned(head));
+    chunks.extend(params);
+    chunks.push(Chunk::Static(b"}\n"));
+    Line::new(chunks)
 }
 
 /// `{"jsonrpc":"2.0","method":"…","params":…}\n`.
-pub(crate) fn notification_line(method: &str, params: &[u8]) -> Vec<u8> {
+pub(crate) fn notification_line(method: &str, params: Vec<u8>) -> Line {
     let mut line = Vec::with_capacity(params.len() + method.len() + 40);
     line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
     line.extend_from_slice(Value::from(method).to_string().as_bytes());
     line.extend_from_slice(b",\"params\":");
-    line.extend_from_slice(params);
+    line.extend_from_slice(&params);
     line.extend_from_slice(b"}\n");
-    line
+    Line::new(vec![Chunk::Owned(line)])
 }
 
 fn enlarge_pipe<F: std::os::fd::AsFd>(fd: &F, size: usize) {
@@ -472,7 +532,7 @@ impl Reader {
                 _ = sweep.tick() => self.drain_commands(),
                 read = read_line_bounded(&mut self.stdout, &mut buf, self.options.max_line_bytes) => match read {
                     Ok(LineRead::Line) => {
-                        self.dispatch(&buf);
+                        self.dispatch(&mut buf);
                         buf.clear();
                     }
                     Ok(LineRead::Eof) => {
@@ -509,7 +569,7 @@ impl Reader {
                     while let Ok(Ok(LineRead::Line)) =
                         timeout(Duration::from_millis(50), read_line_bounded(&mut self.stdout, &mut buf, limit)).await
                     {
-                        self.dispatch(&buf);
+                        self.dispatch(&mut buf);
                         buf.clear();
                     }
                     break self.exited(status).await;
@@ -562,14 +622,47 @@ impl Reader {
         HookError::ProcessExited { status, stderr_tail: self.tail.text() }
     }
 
-    fn dispatch(&mut self, line: &[u8]) {
+    /// A response whose `result` is kept as text: the id and the range of `result` in `line`.
+    fn fast_response(line: &[u8]) -> Option<(Id, std::ops::Range<usize>)> {
+        let response: FastResponse<'_> = serde_json::from_slice(line).ok()?;
+        if response.error.is_some() || response.method.is_some() {
+            return None;
+        }
+        let id = match response.id? {
+            Value::Null => return None,
+            id => serde_json::from_value::<Id>(id).ok()?,
+        };
+        let range = match response.result {
+            Some(raw) => {
+                let start = (raw.get().as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+                start..start + raw.get().len()
+            }
+            // A response whose `result` is missing is answered with `null`, as PicoClaw accepts it.
+            None => return Some((id, 0..0)),
+        };
+        Some((id, range))
+    }
+
+    fn dispatch(&mut self, buf: &mut Vec<u8>) {
         // Registrations queued before the request was written must be seen before its reply.
         self.drain_commands();
-        if line.iter().all(u8::is_ascii_whitespace) {
+        if buf.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        if let Some((id, range)) = Self::fast_response(buf) {
+            let answer = if range.is_empty() {
+                Answer::Value(Value::Null)
+            } else if buf.len() > TAKE_LINE_ABOVE {
+                Answer::Raw(std::mem::take(buf), range)
+            } else {
+                Answer::Raw(buf[range.clone()].to_vec(), 0..range.len())
+            };
+            self.deliver(id, Reply::Result(answer));
+            return;
+        }
+        let line: &[u8] = buf;
         let (id, reply) = match Message::parse(line) {
-            Ok(Message::Response(response)) => (response.id, Reply::Result(response.result)),
+            Ok(Message::Response(response)) => (response.id, Reply::Result(Answer::Value(response.result))),
             Ok(Message::Error(error)) => match error.id {
                 Some(id) => (id, Reply::Error(error.error)),
                 None => {
@@ -594,6 +687,11 @@ impl Reader {
                 return;
             }
         };
+        self.deliver(id, reply);
+    }
+
+    /// Hands a reply to the caller waiting for `id`.
+    fn deliver(&mut self, id: Id, reply: Reply) {
         let Some(number) = id.as_number() else {
             tracing::warn!(hook = %self.name, %id, "reply with an id hookwire never sent; dropped");
             return;
@@ -618,5 +716,36 @@ impl Reader {
                 let _ = timeout(Duration::from_secs(1), self.child.wait()).await;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_line_shares_the_params_chunk() {
+        let params: Arc<[u8]> = br#"{"tool":"t"}"#.to_vec().into();
+        let line = request_line(7, "hook.before_tool", vec![Chunk::Shared(params.clone(), 0)]);
+        assert_eq!(line.to_vec(), br#"{"jsonrpc":"2.0","id":7,"method":"hook.before_tool","params":{"tool":"t"}}"#.iter().chain(b"\n").copied().collect::<Vec<_>>());
+        // The line holds the params, it did not copy them.
+        assert_eq!(Arc::strong_count(&params), 2);
+    }
+
+    #[test]
+    fn responses_are_read_without_parsing_their_result() {
+        let line = br#"{"jsonrpc":"2.0","id":"3","result":{"a":[1,2]}}"#;
+        let (id, range) = Reader::fast_response(line).unwrap();
+        assert_eq!(id.as_number(), Some(3));
+        assert_eq!(&line[range], br#"{"a":[1,2]}"#);
+        let (_, range) = Reader::fast_response(br#"{"id":1,"result":null}"#).unwrap();
+        assert_eq!(range.len(), 4);
+        let (_, range) = Reader::fast_response(br#"{"jsonrpc":"2.0","id":1}"#).unwrap();
+        assert!(range.is_empty());
+        // Errors, requests and notifications take the general path.
+        assert!(Reader::fast_response(br#"{"id":1,"error":{"code":1,"message":"x"}}"#).is_none());
+        assert!(Reader::fast_response(br#"{"id":1,"method":"m"}"#).is_none());
+        assert!(Reader::fast_response(br#"{"method":"m"}"#).is_none());
+        assert!(Reader::fast_response(b"not json").is_none());
     }
 }

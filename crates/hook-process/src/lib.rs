@@ -35,9 +35,10 @@
 //! - **Spawn**: `command` is run as argv (no shell) in `dir`, with `env` added to the inherited
 //!   environment, in its own process group, with its pipes enlarged to 1 MiB (`F_SETPIPE_SZ`)
 //!   where the kernel allows.
-//! - **Handshake**: the first message is `hook.hello` with `name`, `version: 1` and `modes`
+//! - **Handshake**: the first message is `hook.hello` with `name`, `version: 1`, `modes`
 //!   (`observe` if `observe` is non-empty; `llm` for `pre_llm_request`/`post_llm_response`; `tool`
-//!   for the tool events; `approve` for `approve_tool`; in that order). The reply must arrive within
+//!   for the tool events; `approve` for `approve_tool`; in that order) and the offer of
+//!   hookwire's extensions (`hookwire`, see [Extensions](#extensions)). The reply must arrive within
 //!   the handshake deadline (default 5 s) and be a JSON object (`null` is accepted, as PicoClaw
 //!   does). `ok: false` refuses the mount with the reply's `reason` (or `message`); an error
 //!   response or a non-object reply refuses it too; a missing `ok` is accepted. The reply may
@@ -84,9 +85,23 @@
 //! `*`, `all` or `""` observe everything; `agent.tool.exec_end` is read as `tool_exec_end`.
 //!
 //! Params are serialized once per event ([`hook_core::HookInput::serialized`]) and shared by
-//! every process hook of that event.
+//! every process hook of that event: each request line is written as its own head, the shared
+//! params and its closing brace, in one vectored write, without copying the params into it. A
+//! `before_tool` answer whose `call.arguments` are byte for byte the arguments sent (an
+//! unchanged echo) is read without parsing them.
+//!
+//! # Extensions
+//!
+//! `hook.hello` also offers hookwire's extensions under the member `hookwire`: a hook may name,
+//! per method, the params members it reads (the others are not sent), and may take
+//! `before_llm`'s history as a delta against the version it last acknowledged, with a full
+//! resend whenever the two sides disagree (a wrong or missing `ack`, the error code -32090 for
+//! an unknown base, a restart). A hook that does not opt in receives PicoClaw's params byte for
+//! byte. The wire format is in `docs/process-extensions.md`; [`server`] negotiates both for a
+//! Rust handler ([`server::Handler::reads`]).
 
 mod conn;
+mod extensions;
 mod line;
 mod mapping;
 mod outbox;

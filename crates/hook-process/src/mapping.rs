@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
+use crate::{conn::Answer, extensions::Selection, outbox::Chunk};
+
 use hook_core::{Action, HookError, HookInput, HookOutput};
 use hook_protocol::{
     Context, Event, HookResult, Meta, ToolResult, from_json_value,
     picoclaw::{
-        self, AfterLlmParams, AfterLlmResult, AfterToolParams, AfterToolPatch, AfterToolResult, ApproveToolParams,
-        ApproveToolResult, BeforeLlmParams, BeforeLlmResult, BeforeToolParams, BeforeToolResult, LlmResponse, Mode,
-        method,
+        self, AfterLlmParams, AfterLlmResult, AfterToolParams, AfterToolPatch, AfterToolResult, ApproveToolResult,
+        BeforeLlmResult, BeforeToolResult, LlmResponse, Mode, method,
     },
     serde_json::{self, Value},
 };
@@ -99,76 +100,235 @@ fn sent_tool_result(event: Event, context: &Context) -> ToolResult {
     result.complete()
 }
 
-fn to_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
+pub(crate) fn to_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
     // The params types hold only strings, numbers, maps and sequences: serializing cannot fail.
     serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec())
 }
 
-/// The serialized params of `input`'s event, shared by every process hook of the same event.
-pub(crate) fn params(input: &HookInput<'_>) -> Arc<[u8]> {
+/// The serialized params of `input`'s event, shared by every process hook of the same event
+/// that reads the same members: PicoClaw's payload for a hook that made no selection, only the
+/// members it reads for one that did (`selection`). With `without_messages`, `before_llm`'s
+/// `messages` are left out (a history-delta hook gets them from [`crate::extensions`]).
+pub(crate) fn params(
+    input: &HookInput<'_>,
+    selection: Option<&Selection>,
+    without_messages: Option<&'static str>,
+) -> Arc<[u8]> {
+    let arguments = matches!(input.event, Event::PreToolExecution | Event::ApproveTool).then(|| tool_arguments(input));
+    let arguments = arguments.as_deref();
+    let Some(selection) = selection else {
+        return match without_messages {
+            Some(key) if input.event == Event::PreLlmRequest => input
+                .serialized(key, |event, c| selected(event, c, &|m| m != "messages" && m != "last_message", arguments)),
+            _ => picoclaw_params(input, arguments),
+        };
+    };
+    let key = match without_messages {
+        Some(key) if input.event == Event::PreLlmRequest => key,
+        _ => selection.key,
+    };
+    let skip_messages = key != selection.key;
+    input.serialized(key, |event, c| {
+        selected(event, c, &|m| selection.has(m) && !(skip_messages && m == "messages"), arguments)
+    })
+}
+
+/// The tool's arguments as they are sent (the context's text parsed and written compactly, as
+/// PicoClaw does), serialized once per fire; empty when the context has none. A hook that
+/// echoes them unchanged answers with these very bytes.
+pub(crate) fn tool_arguments(input: &HookInput<'_>) -> Arc<[u8]> {
+    input.serialized("picoclaw.tool_arguments", |_, c| {
+        c.tool_arguments_value().map(|v| to_bytes(&v)).unwrap_or_default()
+    })
+}
+
+/// The params of `input`'s event as chunks of a request line: [`params`], except PicoClaw's
+/// `before_tool` and `approve_tool` params with arguments, which are the members before the
+/// arguments, the arguments ([`tool_arguments`], shared with the unchanged-echo check) and the
+/// members after them, so that a large argument is never copied into the params.
+pub(crate) fn params_chunks(input: &HookInput<'_>, selection: Option<&Selection>) -> Vec<Chunk> {
+    let keys = match input.event {
+        Event::PreToolExecution => ("picoclaw.before_tool.head", "picoclaw.before_tool.tail"),
+        Event::ApproveTool => ("picoclaw.approve_tool.head", "picoclaw.approve_tool.tail"),
+        _ => return vec![Chunk::Shared(params(input, selection, None), 0)],
+    };
+    let arguments = tool_arguments(input);
+    if selection.is_some() || arguments.is_empty() {
+        return vec![Chunk::Shared(params(input, selection, None), 0)];
+    }
+    let split = |c: &Context| {
+        let tool = c.tool_name.as_deref().unwrap_or_default();
+        let full = tool_params(full_meta(c), Some(tool), Some(b"0"), c.channel.clone(), c.chat_id.clone());
+        // The placeholder `0` is the byte after the last `"arguments":` written before the
+        // members that follow, which are only `channel` and `chat_id`.
+        let at = full.windows(13).rposition(|w| w == b"\"arguments\":0").map_or(full.len(), |i| i + 12);
+        (full[..at].to_vec(), full.get(at + 1..).unwrap_or_default().to_vec())
+    };
+    let head = input.serialized(keys.0, |_, c| split(c).0);
+    let tail = input.serialized(keys.1, |_, c| split(c).1);
+    vec![Chunk::Shared(head, 0), Chunk::Shared(arguments, 0), Chunk::Shared(tail, 0)]
+}
+
+/// PicoClaw's params, every member, exactly as PicoClaw writes them.
+fn picoclaw_params(input: &HookInput<'_>, arguments: Option<&[u8]>) -> Arc<[u8]> {
+    let all = |e, c: &Context| selected(e, c, &|_| true, arguments);
     match input.event {
-        Event::PreLlmRequest => input.serialized("picoclaw.before_llm", |_, c| {
-            to_bytes(&BeforeLlmParams {
-                meta: full_meta(c),
-                model: c.model.clone(),
-                messages: c.messages.clone(),
-                tools: c.tools.clone(),
-                options: c.options.clone(),
-                channel: c.channel.clone(),
-                chat_id: c.chat_id.clone(),
-                ..BeforeLlmParams::default()
-            })
-        }),
-        Event::PostLlmResponse => input.serialized("picoclaw.after_llm", |_, c| {
-            to_bytes(&AfterLlmParams {
-                meta: full_meta(c),
-                model: c.model.clone(),
-                response: LlmResponse {
-                    role: Some("assistant".into()),
-                    content: c.assistant_output.clone(),
-                    tool_calls: c.tool_calls.clone(),
-                    ..LlmResponse::default()
-                },
-                channel: c.channel.clone(),
-                chat_id: c.chat_id.clone(),
-                ..AfterLlmParams::default()
-            })
-        }),
-        Event::PreToolExecution => input.serialized("picoclaw.before_tool", |_, c| {
-            to_bytes(&BeforeToolParams {
-                meta: full_meta(c),
-                tool: c.tool_name.clone().unwrap_or_default(),
-                arguments: c.tool_arguments_value(),
-                channel: c.channel.clone(),
-                chat_id: c.chat_id.clone(),
-                ..BeforeToolParams::default()
-            })
-        }),
-        Event::PostToolExecution | Event::PostToolExecutionFailure => {
-            input.serialized("picoclaw.after_tool", |event, c| {
-                to_bytes(&AfterToolParams {
-                    meta: full_meta(c),
-                    tool: c.tool_name.clone().unwrap_or_default(),
-                    arguments: c.tool_arguments_value(),
-                    result: sent_tool_result(event, c),
-                    duration: c.duration_ns,
-                    channel: c.channel.clone(),
-                    chat_id: c.chat_id.clone(),
-                    ..AfterToolParams::default()
-                })
+        Event::PreLlmRequest => input.serialized("picoclaw.before_llm", all),
+        Event::PostLlmResponse => input.serialized("picoclaw.after_llm", all),
+        Event::PreToolExecution => input.serialized("picoclaw.before_tool", all),
+        Event::PostToolExecution | Event::PostToolExecutionFailure => input.serialized("picoclaw.after_tool", all),
+        Event::ApproveTool => input.serialized("picoclaw.approve_tool", all),
+        _ => input.hook_context_json(),
+    }
+}
+
+/// `BeforeLlmParams` as hookwire sends it, borrowing the context (a 5 MB history is not
+/// copied to be serialized): the same members, in the same order, absent when `None`.
+#[derive(serde::Serialize)]
+struct BeforeLlmParamsRef<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<Meta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    messages: Option<&'a [hook_protocol::ChatMessage]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a [hook_protocol::ToolDefinition]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    options: Option<&'a serde_json::Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    channel: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chat_id: Option<String>,
+}
+
+/// `{"meta":…,"tool":…,"arguments":…,"channel":…,"chat_id":…}` (the members of
+/// `BeforeToolParams` and `ApproveToolParams`, in their order), with the arguments already
+/// serialized.
+fn tool_params(
+    meta: Option<Meta>,
+    tool: Option<&str>,
+    arguments: Option<&[u8]>,
+    channel: Option<String>,
+    chat_id: Option<String>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(arguments.map_or(0, <[u8]>::len) + 128);
+    out.push(b'{');
+    let member = |out: &mut Vec<u8>, name: &str, bytes: &[u8]| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(bytes);
+    };
+    if let Some(meta) = meta {
+        member(&mut out, "meta", &to_bytes(&meta));
+    }
+    if let Some(tool) = tool {
+        member(&mut out, "tool", &to_bytes(&tool));
+    }
+    if let Some(arguments) = arguments.filter(|a| !a.is_empty()) {
+        member(&mut out, "arguments", arguments);
+    }
+    if let Some(channel) = channel {
+        member(&mut out, "channel", &to_bytes(&channel));
+    }
+    if let Some(chat_id) = chat_id {
+        member(&mut out, "chat_id", &to_bytes(&chat_id));
+    }
+    out.push(b'}');
+    out
+}
+
+/// The params of `event` with the members `read` accepts (`last_message`: only the last
+/// message); `arguments` are the serialized tool arguments ([`tool_arguments`]).
+fn selected(event: Event, c: &Context, read: &dyn Fn(&str) -> bool, arguments: Option<&[u8]>) -> Vec<u8> {
+    fn pick<T: Clone>(read: &dyn Fn(&str) -> bool, member: &str, value: &Option<T>) -> Option<T> {
+        if read(member) { value.clone() } else { None }
+    }
+    let meta = if read("meta") { full_meta(c) } else { None };
+    let channel = pick(read, "channel", &c.channel);
+    let chat_id = pick(read, "chat_id", &c.chat_id);
+    match event {
+        Event::PreLlmRequest => {
+            let messages = c.messages.as_deref();
+            let messages = if read("messages") {
+                messages
+            } else if read("last_message") {
+                messages.map(|m| &m[m.len().saturating_sub(1)..])
+            } else {
+                None
+            };
+            let borrow = |member: &str| read(member).then_some(());
+            to_bytes(&BeforeLlmParamsRef {
+                meta,
+                model: borrow("model").and(c.model.as_deref()),
+                messages,
+                tools: borrow("tools").and(c.tools.as_deref()),
+                options: borrow("options").and(c.options.as_ref()),
+                channel,
+                chat_id,
             })
         }
-        Event::ApproveTool => input.serialized("picoclaw.approve_tool", |_, c| {
-            to_bytes(&ApproveToolParams {
-                meta: full_meta(c),
-                tool: c.tool_name.clone().unwrap_or_default(),
-                arguments: c.tool_arguments_value(),
-                channel: c.channel.clone(),
-                chat_id: c.chat_id.clone(),
-                ..ApproveToolParams::default()
-            })
-        }),
-        _ => input.hook_context_json(),
+        Event::PostLlmResponse => {
+            let response = LlmResponse {
+                role: Some("assistant".into()),
+                content: c.assistant_output.clone(),
+                tool_calls: c.tool_calls.clone(),
+                ..LlmResponse::default()
+            };
+            let params = AfterLlmParams {
+                meta,
+                model: pick(read, "model", &c.model),
+                response: if read("response") { response } else { LlmResponse::default() },
+                channel,
+                chat_id,
+                ..AfterLlmParams::default()
+            };
+            if read("response") {
+                return to_bytes(&params);
+            }
+            let mut value = serde_json::to_value(&params).unwrap_or(Value::Null);
+            if let Value::Object(members) = &mut value {
+                members.remove("response");
+            }
+            to_bytes(&value)
+        }
+        Event::PreToolExecution | Event::ApproveTool => tool_params(
+            meta,
+            read("tool").then(|| c.tool_name.as_deref().unwrap_or_default()),
+            arguments.filter(|_| read("arguments")),
+            channel,
+            chat_id,
+        ),
+        Event::PostToolExecution | Event::PostToolExecutionFailure => {
+            let params = AfterToolParams {
+                meta,
+                tool: if read("tool") { c.tool_name.clone().unwrap_or_default() } else { String::new() },
+                arguments: if read("arguments") { c.tool_arguments_value() } else { None },
+                result: if read("result") { sent_tool_result(event, c) } else { ToolResult::default() },
+                duration: if read("duration") { c.duration_ns } else { None },
+                channel,
+                chat_id,
+                ..AfterToolParams::default()
+            };
+            let bytes = to_bytes(&params);
+            if read("tool") && read("result") {
+                return bytes;
+            }
+            let mut value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            if let Value::Object(members) = &mut value {
+                for member in ["tool", "result"] {
+                    if !read(member) {
+                        members.remove(member);
+                    }
+                }
+            }
+            to_bytes(&value)
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -209,6 +369,64 @@ fn action(name: &str, method: &str, action: picoclaw::Action, raw: &Value) -> Re
 /// `Some(new)` when it differs from `old`.
 fn changed<T: PartialEq>(new: Option<T>, old: Option<&T>) -> Option<T> {
     new.filter(|new| Some(new) != old)
+}
+
+/// Reads a hook's answer to `input`.
+pub(crate) fn answer(name: &str, input: &HookInput<'_>, answer: Answer) -> Result<HookOutput, HookError> {
+    if input.event == Event::PreToolExecution
+        && let Some(raw) = answer.raw()
+        && let Some(output) = unchanged_call(input, raw)
+    {
+        return Ok(output);
+    }
+    output(name, input.event, input.context, answer.into_value())
+}
+
+/// `before_tool`'s result as the hook wrote it, its `call.arguments` left unparsed.
+#[derive(serde::Deserialize)]
+struct RawBeforeTool<'a> {
+    #[serde(default)]
+    action: picoclaw::Action,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default, borrow)]
+    call: Option<RawCall<'a>>,
+    /// Read (and dropped) so that a malformed `result` fails here as on the general path.
+    #[serde(default)]
+    #[allow(dead_code, reason = "read only to check it")]
+    result: Option<ToolResult>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawCall<'a> {
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The output of a `before_tool` answer whose arguments are, byte for byte, the ones sent (an
+/// unchanged echo), read without parsing them; `None` when the general path must read it (the
+/// arguments differ in any byte, an error to report, a `respond`).
+fn unchanged_call(input: &HookInput<'_>, raw: &[u8]) -> Option<HookOutput> {
+    let answer: RawBeforeTool<'_> = serde_json::from_slice(raw).ok()?;
+    let action = match answer.action {
+        picoclaw::Action::Continue | picoclaw::Action::Modify => None,
+        picoclaw::Action::DenyTool => Some(Action::DenyTool),
+        picoclaw::Action::AbortTurn => Some(Action::AbortTurn),
+        picoclaw::Action::HardAbort => Some(Action::HardAbort),
+        picoclaw::Action::Respond => return None,
+    };
+    let mut output = HookOutput { action, reason: answer.reason, ..HookOutput::default() };
+    if let Some(call) = answer.call {
+        if let Some(arguments) = call.arguments
+            && arguments.get().as_bytes() != &*tool_arguments(input)
+        {
+            return None;
+        }
+        output.patch.tool_name = changed(call.tool, input.context.tool_name.as_ref());
+    }
+    Some(output)
 }
 
 /// Reads a hook's `result` for `event`.
@@ -335,6 +553,72 @@ fn approval(name: &str, raw: Value) -> Result<HookOutput, HookError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn input<'a>(event: Event, context: &'a Context, cache: &'a hook_core::SerializedCache) -> HookInput<'a> {
+        HookInput::new(event, context, std::time::Instant::now(), 1, cache)
+    }
+
+    #[test]
+    fn tool_params_are_what_picoclaws_types_write() {
+        let meta = hook_protocol::Meta { agent_id: Some("a".into()), ..Default::default() };
+        for (arguments, meta, channel) in [
+            (Some(r#"{"b": 1, "a": [true, null, "x\"y"]}"#), Some(meta), Some("cli")),
+            (Some("not json"), None, None),
+            (None, None, Some("c")),
+        ] {
+            let context = Context {
+                tool_name: Some("bash".into()),
+                tool_arguments: arguments.map(str::to_owned),
+                meta,
+                channel: channel.map(str::to_owned),
+                ..Context::default()
+            };
+            for event in [Event::PreToolExecution, Event::ApproveTool] {
+                let cache = hook_core::SerializedCache::default();
+                let sent = params(&input(event, &context, &cache), None, None);
+                let expected = to_bytes(&hook_protocol::picoclaw::BeforeToolParams {
+                    meta: full_meta(&context),
+                    tool: "bash".into(),
+                    arguments: context.tool_arguments_value(),
+                    channel: context.channel.clone(),
+                    ..Default::default()
+                });
+                assert_eq!(String::from_utf8_lossy(&sent), String::from_utf8_lossy(&expected));
+                let chunks = params_chunks(&input(event, &context, &cache), None);
+                let joined: Vec<u8> = chunks.iter().flat_map(|c| c.bytes().iter().copied()).collect();
+                assert_eq!(String::from_utf8_lossy(&joined), String::from_utf8_lossy(&expected));
+            }
+        }
+    }
+
+    #[test]
+    fn an_unchanged_echo_is_read_without_parsing_and_reads_as_the_general_path_does() {
+        let context = Context {
+            tool_name: Some("bash".into()),
+            tool_arguments: Some(r#"{"command": "ls", "n": 1}"#.into()),
+            ..Context::default()
+        };
+        let cache = hook_core::SerializedCache::default();
+        let input = input(Event::PreToolExecution, &context, &cache);
+        let _ = params(&input, None, None);
+        let cases = [
+            // Byte for byte what was sent: the fast path answers.
+            (r#"{"action":"modify","call":{"tool":"bash","arguments":{"command":"ls","n":1}}}"#, true),
+            (r#"{"action":"deny_tool","reason":"no","call":{"arguments":{"command":"ls","n":1}}}"#, true),
+            (r#"{"action":"continue"}"#, true),
+            // Same value, other bytes; a change; a respond; an error: the general path.
+            (r#"{"action":"modify","call":{"arguments":{"n": 1, "command": "ls"}}}"#, false),
+            (r#"{"action":"modify","call":{"arguments":{"command":"pwd","n":1}}}"#, false),
+            (r#"{"action":"respond","result":{"for_llm":"x"}}"#, false),
+            (r#"{"action":"explode"}"#, false),
+        ];
+        for (raw, fast) in cases {
+            assert_eq!(unchanged_call(&input, raw.as_bytes()).is_some(), fast, "{raw}");
+            let via_raw = answer("h", &input, Answer::Raw(raw.as_bytes().to_vec(), 0..raw.len()));
+            let via_value = output("h", Event::PreToolExecution, &context, serde_json::from_str(raw).unwrap());
+            assert_eq!(format!("{via_raw:?}"), format!("{via_value:?}"), "{raw}");
+        }
+    }
 
     #[test]
     fn modes_follow_picoclaw_order() {

@@ -1,9 +1,13 @@
 //! The hook's stdin: callers write whole lines without waiting (a non-blocking write when the
 //! pipe has room, otherwise the rest is queued for the flush task), so a cancelled call never
 //! leaves half a line behind and the common case costs no task switch.
+//!
+//! A line is a few chunks written with one vectored write: the request's own head and tail, and
+//! the params shared by every hook of the fire, which are never copied into each line.
 
 use std::{
     collections::VecDeque,
+    io::IoSlice,
     sync::{Arc, Mutex},
 };
 
@@ -12,6 +16,73 @@ use tokio::{net::unix::pipe, sync::Notify};
 /// Above this many queued bytes, [`Outbox::send`] waits for the hook to read.
 const HIGH_WATER: usize = 64 * 1024 * 1024;
 
+/// A piece of a line.
+#[derive(Debug, Clone)]
+pub(crate) enum Chunk {
+    /// Bytes of this line only.
+    Owned(Vec<u8>),
+    /// Shared bytes (a fire's serialized params), from the given offset on.
+    Shared(Arc<[u8]>, usize),
+    /// Constant bytes.
+    Static(&'static [u8]),
+}
+
+impl Chunk {
+    /// The bytes of the chunk.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Chunk::Owned(bytes) => bytes,
+            Chunk::Shared(bytes, start) => bytes.get(*start..).unwrap_or_default(),
+            Chunk::Static(bytes) => bytes,
+        }
+    }
+}
+
+/// A whole line to write, in chunks, and how much of it is written.
+#[derive(Debug)]
+pub(crate) struct Line {
+    chunks: Vec<Chunk>,
+    len: usize,
+    written: usize,
+}
+
+impl Line {
+    /// A line of `chunks`.
+    pub(crate) fn new(chunks: Vec<Chunk>) -> Line {
+        let len = chunks.iter().map(|c| c.bytes().len()).sum();
+        Line { chunks, len, written: 0 }
+    }
+
+    /// The whole line, copied (for tests and logs).
+    #[cfg(test)]
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
+        self.chunks.iter().flat_map(|c| c.bytes().iter().copied()).collect()
+    }
+
+    /// Bytes left to write.
+    fn remaining(&self) -> usize {
+        self.len - self.written
+    }
+
+    /// Writes as much as the pipe takes now, in one vectored write.
+    fn write_to(&mut self, pipe: &pipe::Sender) -> std::io::Result<usize> {
+        let mut skip = self.written;
+        let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(self.chunks.len());
+        for chunk in &self.chunks {
+            let bytes = chunk.bytes();
+            if skip >= bytes.len() {
+                skip -= bytes.len();
+                continue;
+            }
+            slices.push(IoSlice::new(&bytes[skip..]));
+            skip = 0;
+        }
+        let n = pipe.try_write_vectored(&slices)?;
+        self.written += n;
+        Ok(n)
+    }
+}
+
 #[derive(Debug)]
 struct State {
     /// `None` once closed (or the hook closed its end).
@@ -19,7 +90,7 @@ struct State {
     /// Lines not yet (fully) written, in order, each with how much of it is written. Lines are
     /// kept, not copied: a 5 MB payload queued for eight hooks is not copied again, and its memory
     /// goes as soon as it is written.
-    queued: VecDeque<(Vec<u8>, usize)>,
+    queued: VecDeque<Line>,
     /// Bytes left to write in `queued`.
     n_queued: usize,
 }
@@ -56,7 +127,7 @@ impl Outbox {
 
     /// Queues `line` (writing it at once when nothing is queued), waiting while more than the
     /// high-water mark is queued.
-    pub(crate) async fn send(&self, line: Vec<u8>) -> Result<(), Closed> {
+    pub(crate) async fn send(&self, line: Line) -> Result<(), Closed> {
         loop {
             let room = self.drained.notified();
             {
@@ -71,24 +142,28 @@ impl Outbox {
     }
 
     /// Queues `line` without waiting.
-    pub(crate) fn try_send(&self, line: Vec<u8>) -> Result<(), Closed> {
+    pub(crate) fn try_send(&self, mut line: Line) -> Result<(), Closed> {
         let mut state = self.lock();
         let Some(pipe) = &state.pipe else { return Err(Closed) };
-        let written = if state.queued.is_empty() {
-            match pipe.try_write(&line) {
-                Ok(n) if n == line.len() => return Ok(()),
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
-                Err(_) => {
-                    state.pipe = None;
-                    return Err(Closed);
+        if state.queued.is_empty() {
+            // Vectored writes may stop at a chunk's end with room left: go on while it takes bytes.
+            while line.remaining() > 0 {
+                match line.write_to(pipe) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(_) => {
+                        state.pipe = None;
+                        return Err(Closed);
+                    }
                 }
             }
-        } else {
-            0
-        };
-        state.n_queued += line.len() - written;
-        state.queued.push_back((line, written));
+            if line.remaining() == 0 {
+                return Ok(());
+            }
+        }
+        state.n_queued += line.remaining();
+        state.queued.push_back(line);
         drop(state);
         self.queued.notify_one();
         Ok(())
@@ -113,14 +188,16 @@ async fn flush(outbox: Arc<Outbox>) {
             let mut state = outbox.lock();
             let Some(pipe) = state.pipe.clone() else { break };
             let mut failed = false;
-            while let Some((line, written)) = state.queued.front_mut() {
-                match pipe.try_write(&line[*written..]) {
+            while let Some(line) = state.queued.front_mut() {
+                match line.write_to(&pipe) {
                     Ok(n) => {
-                        *written += n;
-                        if *written == line.len() {
-                            state.queued.pop_front();
-                        }
+                        let done = line.remaining() == 0;
                         state.n_queued -= n;
+                        if done {
+                            state.queued.pop_front();
+                        } else if n == 0 {
+                            break;
+                        }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     Err(_) => {

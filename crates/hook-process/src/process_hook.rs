@@ -15,23 +15,27 @@ use hook_core::{
     ObserverEvent, fmt_duration,
 };
 use hook_protocol::{
-    from_json_value,
-    picoclaw::{EventParams, HelloParams, HelloResult, Mode, PROTOCOL_VERSION, method},
+    Event, from_json_value,
+    picoclaw::{EventParams, HISTORY_RESYNC_CODE, HelloParams, HelloResult, Mode, PROTOCOL_VERSION, method},
     serde_json::{self, Value},
 };
 use tokio::sync::{oneshot, watch};
 
 use crate::{
     ProcessOptions,
-    conn::{Conn, Reply, SpawnConfig},
+    conn::{Answer, Conn, Reply, SpawnConfig},
+    extensions::{self, Negotiated},
     mapping,
+    outbox::Chunk,
 };
 
-/// A process incarnation that completed its handshake, and the modes it accepted.
+/// A process incarnation that completed its handshake, the modes it accepted and the
+/// extensions it opted in to (with the history it acknowledged: a restart starts afresh).
 #[derive(Debug)]
 struct Live {
     conn: Arc<Conn>,
     modes: Vec<Mode>,
+    ext: Option<Negotiated>,
 }
 
 /// The supervisor's view of the process, published to callers.
@@ -175,6 +179,7 @@ impl ProcessHook {
             name: spec.name.clone(),
             version: PROTOCOL_VERSION,
             modes: offered.clone(),
+            hookwire: Some(extensions::offer()),
         })
         .unwrap_or_default();
         let handshake = spec.deadlines.handshake;
@@ -217,6 +222,17 @@ impl ProcessHook {
     }
 }
 
+impl ProcessHook {
+    /// Reads a reply of the hook.
+    fn answer(&self, input: &HookInput<'_>, reply: Reply) -> Result<HookOutput, HookError> {
+        match reply {
+            Reply::Result(answer) => mapping::answer(&self.shared.name, input, answer),
+            Reply::Error(error) => Err(HookError::ErrorResponse { code: Some(error.code), message: error.message }),
+            Reply::Failed(error) => Err(error),
+        }
+    }
+}
+
 #[async_trait]
 impl Hook for ProcessHook {
     async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
@@ -228,11 +244,43 @@ impl Hook for ProcessHook {
             // The hook narrowed its modes in the handshake: this event is not sent.
             return Ok(HookOutput::default());
         }
-        let params = mapping::params(input);
-        match live.conn.call(method, &params, input.deadline).await? {
-            Reply::Result(result) => mapping::output(&self.shared.name, input.event, input.context, result),
-            Reply::Error(error) => Err(HookError::ErrorResponse { code: Some(error.code), message: error.message }),
-            Reply::Failed(error) => Err(error),
+        let ext = live.ext.as_ref();
+        let delta = ext.filter(|e| input.event == Event::PreLlmRequest && e.delta_messages());
+        let Some(ext) = delta else {
+            let chunks = mapping::params_chunks(input, ext.and_then(|e| e.selection(method)));
+            return self.answer(input, live.conn.call(method, chunks, input.deadline).await?);
+        };
+        let params = mapping::params(input, ext.selection(method), ext.delta_key());
+        // The history as a delta against what the hook acknowledged; when it cannot apply it,
+        // the same call goes again with the whole history.
+        let messages = input.context.messages.as_deref().unwrap_or_default();
+        let hashes = input.serialized("picoclaw.message_hashes", |_, _| extensions::message_hashes(messages));
+        let mut resent = false;
+        loop {
+            let delta = ext.begin(&hashes);
+            let sent = if delta.base.is_none() {
+                Chunk::Shared(input.serialized("picoclaw.messages", |_, _| mapping::to_bytes(&messages)), 0)
+            } else {
+                let keep = usize::try_from(delta.keep).unwrap_or(usize::MAX).min(messages.len());
+                Chunk::Owned(mapping::to_bytes(&&messages[keep..]))
+            };
+            let reply = live.conn.call(method, extensions::delta_params(delta, sent, &params), input.deadline).await;
+            match reply {
+                Ok(Reply::Result(answer)) => {
+                    let result = answer.into_value();
+                    ext.finish(delta.version, extensions::ack(&result));
+                    return self.answer(input, Reply::Result(Answer::Value(result)));
+                }
+                Ok(Reply::Error(error)) if error.code == HISTORY_RESYNC_CODE && !resent => {
+                    tracing::debug!(hook = %self.shared.name, "asked for the whole history: {}", error.message);
+                    ext.forget(delta.version);
+                    resent = true;
+                }
+                other => {
+                    ext.forget(delta.version);
+                    return self.answer(input, other?);
+                }
+            }
         }
     }
 
@@ -266,7 +314,7 @@ impl Observer for ProcessObserver {
             payload: (!event.payload.is_null()).then(|| event.payload.clone()),
         };
         let params = serde_json::to_vec(&params).unwrap_or_default();
-        live.conn.notify(method::EVENT, &params).await
+        live.conn.notify(method::EVENT, params).await
     }
 }
 
@@ -319,35 +367,49 @@ async fn start_once(
     // The reason is the hook's text and ends up on a terminal: its control characters are
     // escaped (`\u{1b}`), so a refusal cannot clear the screen or set the clipboard.
     let refuse = |reason: String| BuildError::Refused { reason: escape_controls(&reason) };
+    let hello = vec![Chunk::Owned(hello.to_vec())];
+    let mut ext = None;
     let outcome = match conn.call(method::HELLO, hello, Instant::now() + handshake).await {
         Err(HookError::Timeout { after }) => Err(BuildError::Start(HookError::Timeout { after })),
         Err(error) | Ok(Reply::Failed(error)) => Err(BuildError::Start(error)),
         Ok(Reply::Error(error)) => {
             Err(refuse(format!("hook `{name}` answered hook.hello with error {}: {}", error.code, error.message)))
         }
-        Ok(Reply::Result(Value::Null)) => Ok(offered.to_vec()),
-        Ok(Reply::Result(raw @ Value::Object(_))) => match from_json_value::<HelloResult>(raw.clone()) {
-            Err(e) => Err(refuse(format!("hook `{name}` answered hook.hello with an unusable result: {e}"))),
-            Ok(HelloResult { ok: Some(false), reason, message, .. }) => Err(refuse(
-                reason
-                    .or(message)
-                    .unwrap_or_else(|| format!("hook `{name}` answered hook.hello with `ok: false` and no reason")),
-            )),
-            Ok(HelloResult { modes: Some(wanted), .. }) => {
-                let extra: Vec<_> = wanted.iter().filter(|m| !offered.contains(m)).collect();
-                if !extra.is_empty() {
-                    tracing::warn!(hook = %name, "hook.hello asked for modes it was not offered, ignored: {extra:?}");
+        Ok(Reply::Result(answer)) => match answer.into_value() {
+            Value::Null => Ok(offered.to_vec()),
+            raw @ Value::Object(_) => match from_json_value::<HelloResult>(raw) {
+                Err(e) => Err(refuse(format!("hook `{name}` answered hook.hello with an unusable result: {e}"))),
+                Ok(HelloResult { ok: Some(false), reason, message, .. }) => {
+                    Err(refuse(reason.or(message).unwrap_or_else(|| {
+                        format!("hook `{name}` answered hook.hello with `ok: false` and no reason")
+                    })))
                 }
-                Ok(offered.iter().copied().filter(|m| wanted.contains(m)).collect())
-            }
-            Ok(_) => Ok(offered.to_vec()),
+                Ok(HelloResult { modes, hookwire, .. }) => {
+                    match hookwire.filter(|h| !h.is_empty()).map(|h| Negotiated::from_opt_in(name, &h)).transpose() {
+                        Err(message) => Err(refuse(message)),
+                        Ok(negotiated) => {
+                            ext = negotiated;
+                            match modes {
+                                Some(wanted) => {
+                                    let extra: Vec<_> = wanted.iter().filter(|m| !offered.contains(m)).collect();
+                                    if !extra.is_empty() {
+                                        tracing::warn!(hook = %name, "hook.hello asked for modes it was not offered, ignored: {extra:?}");
+                                    }
+                                    Ok(offered.iter().copied().filter(|m| wanted.contains(m)).collect())
+                                }
+                                None => Ok(offered.to_vec()),
+                            }
+                        }
+                    }
+                }
+            },
+            other => Err(refuse(format!(
+                "hook `{name}` answered hook.hello with {other}; the result must be a JSON object like {{\"ok\": true}}"
+            ))),
         },
-        Ok(Reply::Result(other)) => Err(refuse(format!(
-            "hook `{name}` answered hook.hello with {other}; the result must be a JSON object like {{\"ok\": true}}"
-        ))),
     };
     match outcome {
-        Ok(modes) => Ok(Arc::new(Live { conn, modes })),
+        Ok(modes) => Ok(Arc::new(Live { conn, modes, ext })),
         Err(error) => {
             // A hook that failed its handshake is not kept, not even for a graceful close.
             kill_now(&conn).await;

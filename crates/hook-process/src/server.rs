@@ -23,6 +23,42 @@
 //! Requests are handled concurrently (each on its own task) and answered in the order they
 //! finish. `hook.cancel` aborts the task of the named request (no reply is sent for it).
 //! Methods other than `hook.*` are answered with `-32601`.
+//!
+//! # Receiving only what the hook reads
+//!
+//! A handler may declare what it reads ([`Handler::reads`]): per method, the params members it
+//! uses, and whether `before_llm`'s history may come as a delta. When the host offers hookwire's
+//! extensions in `hook.hello`, the server opts in, so the host sends only those members (and
+//! only the messages that changed). The handler still receives whole params: members it did not
+//! ask for are empty (`None`, `""`), and the history is reassembled from the deltas, so it is
+//! written as if nothing changed. With a host that offers no extensions (PicoClaw), everything
+//! is sent and received as before. The wire format is in `docs/process-extensions.md`.
+//!
+//! ```
+//! use hook_process::server::Handler;
+//! use hook_protocol::{jsonrpc::RpcError, picoclaw::{BeforeLlmParams, BeforeLlmResult, ExtensionOptIn}};
+//!
+//! /// Refuses requests to one model; reads nothing else.
+//! struct ModelGate;
+//!
+//! #[async_trait::async_trait]
+//! impl Handler for ModelGate {
+//!     fn reads(&self) -> ExtensionOptIn {
+//!         let mut reads = ExtensionOptIn::default();
+//!         reads.reads.insert("before_llm".into(), vec!["model".into()]);
+//!         reads
+//!     }
+//!
+//!     async fn before_llm(&self, params: BeforeLlmParams) -> Result<BeforeLlmResult, RpcError> {
+//!         assert!(params.messages.is_none()); // not asked for, so not sent
+//!         let blocked = params.model.as_deref() == Some("forbidden-model");
+//!         Ok(BeforeLlmResult {
+//!             action: if blocked { hook_protocol::picoclaw::Action::AbortTurn } else { Default::default() },
+//!             ..BeforeLlmResult::default()
+//!         })
+//!     }
+//! }
+//! ```
 
 use std::{
     collections::HashMap,
@@ -31,12 +67,13 @@ use std::{
 
 use async_trait::async_trait;
 use hook_protocol::{
-    Id, from_json_value,
+    ChatMessage, Id, from_json_value,
     jsonrpc::{ErrorResponse, Message, Response, RpcError},
     picoclaw::{
         AfterLlmParams, AfterLlmResult, AfterToolParams, AfterToolResult, ApproveToolParams, ApproveToolResult,
-        BeforeLlmParams, BeforeLlmResult, BeforeToolParams, BeforeToolResult, CancelParams, EventParams, HelloParams,
-        HelloResult, method,
+        BeforeLlmParams, BeforeLlmResult, BeforeToolParams, BeforeToolResult, CancelParams, EventParams,
+        ExtensionOptIn, HISTORY_RESYNC_CODE, HelloParams, HelloResult, HistoryDelta, ResultExtension, extension,
+        method,
     },
     serde_json::{self, Value},
 };
@@ -55,7 +92,15 @@ const MAX_REQUEST_LINE: usize = 256 * 1024 * 1024;
 /// A hook's answers, one method per hook point. Every default passes through.
 #[async_trait]
 pub trait Handler: Send + Sync + 'static {
-    /// `hook.hello`: the default accepts (`ok: true`) with the configured name.
+    /// What the hook reads, as hookwire's extensions put it (see the module docs): per method,
+    /// the params members it uses, and `history_delta` to receive `before_llm`'s history as a
+    /// delta. The default asks for nothing: every member, every message, as PicoClaw sends them.
+    fn reads(&self) -> ExtensionOptIn {
+        ExtensionOptIn::default()
+    }
+
+    /// `hook.hello`: the default accepts (`ok: true`) with the configured name. The server adds
+    /// [`Handler::reads`] to the result when the host offers hookwire's extensions.
     async fn hello(&self, params: HelloParams) -> Result<HelloResult, RpcError> {
         Ok(HelloResult { ok: Some(true), name: Some(params.name), ..HelloResult::default() })
     }
@@ -160,7 +205,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
     H: Handler,
 {
-    let handler = Arc::new(handler);
+    let handler = Arc::new(Served { handler, history: Mutex::default() });
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer_task = tokio::spawn(async move {
         let mut writer = BufWriter::new(writer);
@@ -205,9 +250,15 @@ fn line_of<T: Serialize>(message: &T) -> Vec<u8> {
     line
 }
 
+/// A handler and the history the host sent it (version and messages), for deltas.
+struct Served<H> {
+    handler: H,
+    history: Mutex<Option<(u64, Vec<ChatMessage>)>>,
+}
+
 fn handle_line<H: Handler>(
     line: &[u8],
-    handler: &Arc<H>,
+    handler: &Arc<Served<H>>,
     tx: &mpsc::UnboundedSender<Vec<u8>>,
     running: &Arc<Mutex<HashMap<Id, AbortHandle>>>,
     tasks: &mut JoinSet<()>,
@@ -233,7 +284,7 @@ fn handle_line<H: Handler>(
             method::EVENT => {
                 if let Ok(params) = from_json_value::<EventParams>(notification.params) {
                     let handler = handler.clone();
-                    tasks.spawn(async move { handler.event(params).await });
+                    tasks.spawn(async move { handler.handler.event(params).await });
                 }
             }
             method::CANCEL => {
@@ -260,18 +311,95 @@ fn decode<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     from_json_value(params).map_err(|e| RpcError::new(RpcError::INVALID_PARAMS, format!("invalid params: {e}")))
 }
 
+/// Decodes params in which members the hook did not ask for may be missing: a required member
+/// that is absent takes its default (`tool: ""`, an empty `response` or `result`).
+fn decode_read<T: DeserializeOwned + Serialize + Default>(params: Value) -> Result<T, RpcError> {
+    let mut params = if params.is_null() { Value::Object(serde_json::Map::new()) } else { params };
+    if let (Value::Object(members), Ok(Value::Object(defaults))) = (&mut params, serde_json::to_value(T::default())) {
+        for (key, value) in defaults {
+            members.entry(key).or_insert(value);
+        }
+    }
+    decode(params)
+}
+
 fn encode<T: Serialize>(result: Result<T, RpcError>) -> Result<Value, RpcError> {
     result.and_then(|r| serde_json::to_value(r).map_err(|e| RpcError::new(RpcError::APPLICATION_ERROR, e.to_string())))
 }
 
-async fn dispatch<H: Handler + ?Sized>(handler: &H, name: &str, params: Value) -> Result<Value, RpcError> {
+impl<H: Handler> Served<H> {
+    fn history(&self) -> std::sync::MutexGuard<'_, Option<(u64, Vec<ChatMessage>)>> {
+        self.history.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `hook.hello`: the handler's answer, with its opt-in when the host offers extensions.
+    async fn hello(&self, params: HelloParams) -> Result<HelloResult, RpcError> {
+        let offer = params.hookwire.clone();
+        let mut result = self.handler.hello(params).await?;
+        if let Some(offer) = offer
+            && result.hookwire.is_none()
+        {
+            let mut opt_in = self.handler.reads();
+            if !offer.extensions.iter().any(|e| e == extension::READS) {
+                opt_in.reads.clear();
+            }
+            if !offer.extensions.iter().any(|e| e == extension::HISTORY_DELTA) {
+                opt_in.history_delta = false;
+            }
+            result.hookwire = (!opt_in.is_empty()).then_some(opt_in);
+        }
+        Ok(result)
+    }
+
+    /// `hook.before_llm`: reassembles a history delta into the whole history before the
+    /// handler sees it, and acknowledges the version.
+    async fn before_llm(&self, params: Value) -> Result<BeforeLlmResult, RpcError> {
+        let mut params: BeforeLlmParams = decode_read(params)?;
+        let Some(delta) = params.hookwire.take().and_then(|h| h.history) else {
+            return self.handler.before_llm(params).await;
+        };
+        let messages = self.reassemble(delta, params.messages.take().unwrap_or_default())?;
+        params.messages = Some(messages);
+        let mut result = self.handler.before_llm(params).await?;
+        result.hookwire = Some(ResultExtension { ack: Some(delta.version) });
+        Ok(result)
+    }
+
+    /// The whole history after `delta`, kept for the next delta; a base this side does not hold
+    /// asks the host for the whole history.
+    fn reassemble(&self, delta: HistoryDelta, sent: Vec<ChatMessage>) -> Result<Vec<ChatMessage>, RpcError> {
+        let mut history = self.history();
+        let messages = match (delta.base, history.take()) {
+            (None, _) => sent,
+            (Some(base), Some((version, mut held)))
+                if version == base && usize::try_from(delta.keep).is_ok_and(|keep| keep <= held.len()) =>
+            {
+                held.truncate(usize::try_from(delta.keep).unwrap_or(0));
+                held.extend(sent);
+                held
+            }
+            (Some(base), held) => {
+                let holds = held.map_or_else(|| "no history".to_owned(), |(v, _)| format!("version {v}"));
+                return Err(RpcError::new(
+                    HISTORY_RESYNC_CODE,
+                    format!("history delta against version {base}, but this hook holds {holds}; send it whole"),
+                ));
+            }
+        };
+        *history = Some((delta.version, messages.clone()));
+        Ok(messages)
+    }
+}
+
+async fn dispatch<H: Handler>(served: &Served<H>, name: &str, params: Value) -> Result<Value, RpcError> {
+    let handler = &served.handler;
     match name {
-        method::HELLO => encode(handler.hello(decode(params)?).await),
-        method::BEFORE_LLM => encode(handler.before_llm(decode(params)?).await),
-        method::AFTER_LLM => encode(handler.after_llm(decode(params)?).await),
-        method::BEFORE_TOOL => encode(handler.before_tool(decode(params)?).await),
-        method::AFTER_TOOL => encode(handler.after_tool(decode(params)?).await),
-        method::APPROVE_TOOL => encode(handler.approve_tool(decode(params)?).await),
+        method::HELLO => encode(served.hello(decode(params)?).await),
+        method::BEFORE_LLM => encode(served.before_llm(params).await),
+        method::AFTER_LLM => encode(handler.after_llm(decode_read(params)?).await),
+        method::BEFORE_TOOL => encode(handler.before_tool(decode_read(params)?).await),
+        method::AFTER_TOOL => encode(handler.after_tool(decode_read(params)?).await),
+        method::APPROVE_TOOL => encode(handler.approve_tool(decode_read(params)?).await),
         other if other.starts_with("hook.") => handler.other(other, params).await,
         other => Err(RpcError::new(RpcError::METHOD_NOT_FOUND, format!("method not found: {other}"))),
     }
@@ -280,15 +408,20 @@ async fn dispatch<H: Handler + ?Sized>(handler: &H, name: &str, params: Value) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use tokio::io::AsyncBufReadExt;
 
     struct Defaults;
     impl Handler for Defaults {}
 
     async fn exchange(input: &str) -> Vec<Value> {
+        exchange_with(input, Defaults).await
+    }
+
+    async fn exchange_with<H: Handler>(input: &str, handler: H) -> Vec<Value> {
         let (host, hook) = tokio::io::duplex(1 << 16);
         let (hook_read, hook_write) = tokio::io::split(hook);
-        let server = tokio::spawn(serve(hook_read, hook_write, Defaults));
+        let server = tokio::spawn(serve(hook_read, hook_write, handler));
         let (host_read, mut host_write) = tokio::io::split(host);
         host_write.write_all(input.as_bytes()).await.unwrap();
         host_write.shutdown().await.unwrap();
@@ -322,5 +455,78 @@ mod tests {
         assert_eq!(replies[1]["result"]["approved"], true);
         assert_eq!(replies[2]["error"]["code"], RpcError::METHOD_NOT_FOUND);
         assert_eq!(replies[3]["result"]["action"], "continue");
+    }
+
+    /// Reads the model and the history; says what it saw in `reason`.
+    struct Reader;
+
+    #[async_trait]
+    impl Handler for Reader {
+        fn reads(&self) -> ExtensionOptIn {
+            let mut reads = ExtensionOptIn { history_delta: true, ..ExtensionOptIn::default() };
+            reads.reads.insert("before_llm".into(), vec!["model".into(), "messages".into()]);
+            reads
+        }
+
+        async fn before_llm(&self, params: BeforeLlmParams) -> Result<BeforeLlmResult, RpcError> {
+            let texts: Vec<String> = params
+                .messages
+                .unwrap_or_default()
+                .iter()
+                .map(|m| serde_json::to_value(&m.content).unwrap_or_default().as_str().unwrap_or_default().to_owned())
+                .collect();
+            let reason = format!("{}:{}", params.model.unwrap_or_default(), texts.join("|"));
+            Ok(BeforeLlmResult { reason: Some(reason), ..BeforeLlmResult::default() })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_server_opts_in_when_offered_and_reassembles_deltas() {
+        let input = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"hook.hello","params":{"name":"x","version":1,"hookwire":{"version":1,"extensions":["reads","history_delta"]}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"hook.before_llm","params":{"model":"m","messages":[{"role":"user","content":"a"}],"hookwire":{"history":{"version":1,"keep":0}}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"hook.before_llm","params":{"messages":[{"role":"user","content":"c"}],"hookwire":{"history":{"version":2,"base":1,"keep":1}}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"hook.before_llm","params":{"messages":[],"hookwire":{"history":{"version":5,"base":4,"keep":0}}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"hook.before_llm","params":{"model":"m","messages":[{"role":"user","content":"b"}]}}"#,
+        ]
+        .join("\n");
+        // One request at a time: the deltas depend on each other.
+        let mut replies = Vec::new();
+        let mut sent = String::new();
+        for line in input.lines() {
+            sent.push_str(line);
+            sent.push('\n');
+        }
+        replies.extend(exchange_with(&sent, Reader).await);
+        replies.sort_by_key(|r| r["id"].as_i64());
+        assert_eq!(
+            replies[0]["result"]["hookwire"],
+            serde_json::json!({"reads": {"before_llm": ["model", "messages"]}, "history_delta": true})
+        );
+        // Requests run concurrently; each answer is checked on its own terms.
+        let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).unwrap().clone();
+        let second = by_id(2);
+        assert_eq!(second["result"]["hookwire"]["ack"], 1);
+        assert_eq!(second["result"]["reason"], "m:a");
+        // Applied after 2 (the usual order), or refused when it ran first: never a wrong history.
+        let third = by_id(3);
+        match third.get("result") {
+            Some(result) => assert_eq!((&result["reason"], &result["hookwire"]["ack"]), (&json!(":a|c"), &json!(2))),
+            None => assert_eq!(third["error"]["code"], HISTORY_RESYNC_CODE),
+        }
+        let fourth = by_id(4);
+        assert_eq!(fourth["error"]["code"], HISTORY_RESYNC_CODE);
+        // No extension in the params: the handler gets them as sent, no ack.
+        let fifth = by_id(5);
+        assert_eq!(fifth["result"]["reason"], "m:b");
+        assert!(fifth["result"].get("hookwire").is_none());
+    }
+
+    #[tokio::test]
+    async fn without_an_offer_the_server_opts_in_to_nothing() {
+        let input =
+            concat!(r#"{"jsonrpc":"2.0","id":1,"method":"hook.hello","params":{"name":"x","version":1}}"#, "\n");
+        let replies = exchange_with(input, Reader).await;
+        assert!(replies[0]["result"].get("hookwire").is_none(), "{}", replies[0]);
     }
 }

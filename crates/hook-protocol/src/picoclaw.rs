@@ -4,7 +4,7 @@
 //! else is snake_case. Every optional member stays absent when it was absent, so the seed's
 //! examples round-trip unchanged.
 
-use std::fmt;
+use std::{collections::BTreeMap, fmt};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -85,6 +85,9 @@ pub struct HelloParams {
     /// Capabilities enabled by the configuration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modes: Vec<Mode>,
+    /// hookwire's extensions on offer (absent from PicoClaw, which hooks ignore).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hookwire: Option<ExtensionOffer>,
 }
 
 /// `hook.hello` result.
@@ -105,6 +108,90 @@ pub struct HelloResult {
     /// A subset of the offered modes, to receive less than the configuration enables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modes: Option<Vec<Mode>>,
+    /// The hookwire extensions the hook opts in to; absent: PicoClaw's payloads, unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hookwire: Option<ExtensionOptIn>,
+}
+
+/// The name of hookwire's extension member, in hello params and results, in method params
+/// (`hookwire.history`) and in method results (`hookwire.ack`).
+pub const EXTENSION_MEMBER: &str = "hookwire";
+
+/// The version of hookwire's extensions described here.
+pub const EXTENSION_VERSION: u32 = 1;
+
+/// Extension names, as offered in [`ExtensionOffer::extensions`].
+pub mod extension {
+    /// Field selection: a hook names, per method, the params members it reads.
+    pub const READS: &str = "reads";
+    /// The `before_llm` message history as a delta against what the hook last acknowledged.
+    pub const HISTORY_DELTA: &str = "history_delta";
+}
+
+/// JSON-RPC error code a hook answers with when it cannot apply a history delta (it does not
+/// hold the base version): the host sends the same call again with the whole history.
+pub const HISTORY_RESYNC_CODE: i64 = -32090;
+
+/// `hook.hello` params member `hookwire`: what the host offers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ExtensionOffer {
+    /// The extensions' version, currently 1.
+    pub version: u32,
+    /// The extensions on offer: `reads`, `history_delta`.
+    #[serde(default)]
+    pub extensions: Vec<String>,
+}
+
+/// `hook.hello` result member `hookwire`: what the hook opts in to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ExtensionOptIn {
+    /// Per method (`hook.before_llm` or `before_llm`), the params members the hook reads; a
+    /// method left out receives every member. `last_message` (on `before_llm`) sends only the
+    /// last message of the conversation, as a one-element `messages`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reads: BTreeMap<String, Vec<String>>,
+    /// `true`: `before_llm`'s `messages` come as a delta against the version the hook last
+    /// acknowledged ([`HistoryDelta`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub history_delta: bool,
+}
+
+impl ExtensionOptIn {
+    /// Whether the hook asked for nothing (it receives PicoClaw's payloads).
+    pub fn is_empty(&self) -> bool {
+        self.reads.is_empty() && !self.history_delta
+    }
+}
+
+/// `hook.before_llm` params member `hookwire`, sent to hooks that opted in to the history delta.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ParamsExtension {
+    /// How `messages` relates to the hook's copy of the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryDelta>,
+}
+
+/// The history of this call: `messages` holds the messages from index `keep` on; the hook's
+/// history is its copy at version `base`, cut to its first `keep` messages, with `messages`
+/// appended. Without `base`, `messages` is the whole history (a full resend, `keep` is 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryDelta {
+    /// The version of the history after this call; the hook acknowledges it in its result.
+    pub version: u64,
+    /// The version the delta applies to; absent for a full resend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<u64>,
+    /// How many messages of the base version are kept.
+    #[serde(default)]
+    pub keep: u64,
+}
+
+/// A method result's member `hookwire`, from a hook that opted in to the history delta.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResultExtension {
+    /// The history version the hook now holds (the `version` of the call's [`HistoryDelta`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack: Option<u64>,
 }
 
 /// The decision of an interceptor.
@@ -200,6 +287,9 @@ pub struct BeforeLlmParams {
     /// The loop is about to end gracefully.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graceful_terminal: Option<bool>,
+    /// hookwire's history delta, for a hook that opted in to it (never sent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hookwire: Option<ParamsExtension>,
 }
 
 /// The changes a `before_llm` hook returns; members left out stay unchanged.
@@ -234,6 +324,9 @@ pub struct BeforeLlmResult {
     /// Changes to the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<LlmRequestPatch>,
+    /// hookwire's acknowledgement of the history delta (the server SDK fills it in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hookwire: Option<ResultExtension>,
 }
 
 /// A model response as PicoClaw passes it to `after_llm`.

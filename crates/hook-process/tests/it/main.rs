@@ -4,6 +4,7 @@ mod approval;
 mod common;
 mod concurrency;
 mod crash_restart;
+mod extensions;
 mod flow;
 mod garbage_lines;
 mod handshake;

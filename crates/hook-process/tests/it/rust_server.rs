@@ -10,7 +10,7 @@ use hook_core::{Context, Event};
 use serde_json::json;
 
 /// `target/<profile>/examples/echo_hook`, which `cargo test` builds with the tests.
-fn echo_hook() -> String {
+pub(crate) fn echo_hook() -> String {
     let exe = std::env::current_exe().unwrap();
     let profile_dir: PathBuf = exe.parent().and_then(|deps| deps.parent()).unwrap().to_path_buf();
     let path = profile_dir.join("examples/echo_hook");

@@ -2,6 +2,9 @@
 //! `echo_hook` example (and at the seed-style Python hook), against a bare newline-JSON echo
 //! over pipes to the same kind of child, with no engine.
 //!
+//! The 5 MB `pre_llm_request` rows also run hooks that use hookwire's extensions
+//! (`docs/process-extensions.md`): `echo_hook --history-delta --reads before_llm=...`.
+//!
 //! The bare side does what any host must: serialize the request (from a JSON value it already
 //! holds), write it, read the reply line and parse it. It gets the same 1 MiB pipes hookwire asks
 //! for (`F_SETPIPE_SZ`).
@@ -21,7 +24,7 @@ use std::{
 
 use hook_core::{Context, Engine, Event, FireOutcome, HookDefinition, HookSpec, Level};
 use hook_process::ProcessFactory;
-use hook_protocol::config::ProcessDef;
+use hook_protocol::{ChatMessage, Role, config::ProcessDef};
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
@@ -252,19 +255,32 @@ impl Write for ByteCount {
     }
 }
 
-/// A `pre_llm_request` context with 10,000 messages of about 500 bytes each (about 5 MB).
-fn big_context() -> Result<Context, Error> {
-    let messages: Vec<Value> = (0..10_000)
+/// A `pre_llm_request` context with `n` messages of about 500 bytes each (about 5 MB for
+/// 10,000), two tools and a model. The messages are built as they are held, with no JSON
+/// detour, so the peak after building it is the context's own.
+fn history_context(n: usize) -> Result<Context, Error> {
+    let messages = (0..n)
         .map(|idx| {
-            let role = if idx % 2 == 0 { "user" } else { "assistant" };
-            json!({ "role": role, "content": format!("message {idx}: {}", "lorem ipsum ".repeat(40)) })
+            let role = if idx % 2 == 0 { Role::User } else { Role::Assistant };
+            ChatMessage::text(role, format!("message {idx}: {}", "lorem ipsum ".repeat(40)))
         })
         .collect();
+    let tools = (0..2)
+        .map(|idx| {
+            json!({"type": "function", "function": {"name": format!("tool{idx}"), "parameters": {"type": "object"}}})
+        })
+        .collect::<Vec<_>>();
     Ok(Context {
         model: Some("bench-model".into()),
-        messages: Some(serde_json::from_value(Value::Array(messages))?),
+        messages: Some(messages),
+        tools: Some(serde_json::from_value(Value::Array(tools))?),
         ..Context::default()
     })
+}
+
+/// The 10,000-message context.
+fn big_context() -> Result<Context, Error> {
+    history_context(10_000)
 }
 
 /// Peak memory after firing the 5 MB context through 8 process hooks, and the 8-vs-1 timing row.
@@ -339,7 +355,103 @@ pub(crate) async fn big_context_rows(plan: &Plan, echo: &str) -> Result<(Vec<Row
     );
     eight.shutdown().await;
     one.shutdown().await;
-    Ok((vec![row], memory))
+    let mut rows = vec![row];
+    rows.extend(delta_rows(plan, echo, &mut context).await?);
+    Ok((rows, memory))
+}
+
+/// The rows of hooks using hookwire's extensions (`docs/process-extensions.md`), run by the
+/// `echo_hook` example with `--reads` and `--history-delta`: 8 such hooks vs 1 on the 5 MB
+/// context, and one such hook on 10,000 vs 100 messages of history.
+async fn delta_rows(plan: &Plan, echo: &str, big: &mut Context) -> Result<Vec<Row>, Error> {
+    let events = [Event::PreLlmRequest];
+    let command = |reads: &str| -> Vec<String> {
+        vec![echo.to_owned(), "--history-delta".into(), "--reads".into(), format!("before_llm={reads}")]
+    };
+    let mut rows = Vec::new();
+
+    // 8 vs 1, reading `model` and `tools` only.
+    let reads = "model,tools";
+    let eight = engine_with(8, &command(reads), &events).await?;
+    let one = engine_with(1, &command(reads), &events).await?;
+    check(&eight.fire(Event::PreLlmRequest, big).await, 8, "5 MB context through 8 delta hooks")?;
+    check(&one.fire(Event::PreLlmRequest, big).await, 1, "5 MB context through 1 delta hook")?;
+    let failures = AtomicUsize::new(0);
+    let mut big_b = big.clone();
+    let times = crate::alternate!(
+        3,
+        plan.pick(300, 30),
+        {
+            let started = Instant::now();
+            fire(&eight, Event::PreLlmRequest, big, &failures).await;
+            since(started)
+        },
+        {
+            let started = Instant::now();
+            fire(&one, Event::PreLlmRequest, &mut big_b, &failures).await;
+            since(started)
+        },
+    );
+    drop(big_b);
+    failed(&failures, "8 delta hooks")?;
+    rows.push(Row::new(
+        "8 process hooks vs 1 reading `model`, `tools` (hookwire reads + history delta), pre_llm_request, 5 MB context (per fire)",
+        times,
+        Target::RatioAtMost(2.0),
+    ));
+    eight.shutdown().await;
+    one.shutdown().await;
+
+    // History length: 10,000 vs 100 messages through one hook; one message appended per fire,
+    // as in a conversation, and the history cut back when it grows by 100.
+    for (reads, label, target) in [
+        ("model,tools,last_message", "`model`, `tools`, the last message", Target::RatioAtMost(1.5)),
+        ("model,tools,messages", "`model`, `tools`, the messages as a delta", Target::Info),
+    ] {
+        let long_hook = engine_with(1, &command(reads), &events).await?;
+        let short_hook = engine_with(1, &command(reads), &events).await?;
+        let mut long = big.clone();
+        let mut short = history_context(100)?;
+        let (long_len, short_len) = (10_000, 100);
+        check(&long_hook.fire(Event::PreLlmRequest, &mut long).await, 1, "10,000 messages")?;
+        check(&short_hook.fire(Event::PreLlmRequest, &mut short).await, 1, "100 messages")?;
+        let step = |context: &mut Context, base: usize| {
+            if let Some(messages) = context.messages.as_mut() {
+                if messages.len() >= base + 100 {
+                    messages.truncate(base);
+                }
+                let idx = messages.len();
+                messages.push(ChatMessage::text(Role::User, format!("message {idx}: {}", "lorem ipsum ".repeat(40))));
+            }
+        };
+        let times = crate::alternate!(
+            5,
+            plan.pick(500, 40),
+            {
+                step(&mut long, long_len);
+                let started = Instant::now();
+                fire(&long_hook, Event::PreLlmRequest, &mut long, &failures).await;
+                since(started)
+            },
+            {
+                step(&mut short, short_len);
+                let started = Instant::now();
+                fire(&short_hook, Event::PreLlmRequest, &mut short, &failures).await;
+                since(started)
+            },
+        );
+        failed(&failures, "history length")?;
+        rows.push(Row::new(
+            format!(
+                "1 process hook reading {label} (hookwire extensions), 10,000 vs 100 messages of history, one appended per fire (per fire)"
+            ),
+            times,
+            target,
+        ));
+        long_hook.shutdown().await;
+        short_hook.shutdown().await;
+    }
+    Ok(rows)
 }
 
 /// One hook vs the bare pipe, one call at a time; seconds per round trip.
