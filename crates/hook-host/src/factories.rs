@@ -129,7 +129,8 @@ pub async fn mount(engine: &Engine, specs: Vec<HookSpec>) -> Vec<String> {
 }
 
 /// Mounts `specs` over `mounted` (what an earlier call mounted): everything when nothing is
-/// mounted yet — all or nothing: on an error the engine is shut down and nothing stays — else
+/// mounted yet — all or nothing: on an error every level `specs` touches is emptied again, and
+/// the hooks registered by other means at other levels (an embedder's builtin guards) stay — else
 /// only the levels whose hooks changed, each one swapped whole or kept as it was. Returns what
 /// is mounted now, the errors, and whether any level was replaced.
 pub async fn remount(
@@ -142,7 +143,10 @@ pub async fn remount(
         if errors.is_empty() {
             return (Some(specs), errors, true);
         }
-        engine.shutdown().await;
+        for level in Level::ALL.into_iter().filter(|level| specs.iter().any(|spec| spec.level == *level)) {
+            // Emptying a level builds nothing, so it cannot fail.
+            let _ = engine.replace_level(level, Vec::new()).await;
+        }
         return (None, errors, false);
     };
     let (mut now, mut errors, mut changed) = (Vec::new(), Vec::new(), false);

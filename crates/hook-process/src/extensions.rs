@@ -3,8 +3,8 @@
 //! `docs/process-extensions.md`.
 
 use std::{
-    collections::{HashMap, HashSet},
-    hash::Hasher,
+    collections::{HashMap, HashSet, hash_map::RandomState},
+    hash::{BuildHasher, Hasher},
     sync::{Arc, Mutex, OnceLock},
 };
 
@@ -154,16 +154,17 @@ impl Negotiated {
 
     /// Starts a `before_llm` call whose messages have `hashes` ([`message_hashes`]): the
     /// delta against the acknowledged history, or a full resend when there is none.
-    pub(crate) fn begin(&self, hashes: &Arc<[u8]>) -> HistoryDelta {
+    /// `whole` forces a full resend (the hook just refused a delta).
+    pub(crate) fn begin(&self, hashes: &Arc<[u8]>, whole: bool) -> HistoryDelta {
         let mut state = self.history();
         state.next += 1;
         let version = state.next;
         let (base, keep) = match &state.acked {
-            Some((base, acked)) => {
+            Some((base, acked)) if !whole => {
                 let keep = as_hashes(acked).zip(as_hashes(hashes)).take_while(|(a, b)| a == b).count();
                 (Some(*base), keep as u64)
             }
-            None => (None, 0),
+            _ => (None, 0),
         };
         if state.pending.len() >= MAX_PENDING {
             // Calls dropped before their reply: their versions will never be acknowledged.
@@ -241,11 +242,19 @@ impl std::io::Write for HashWriter {
     }
 }
 
+/// The keys of the message hashes: random per process, so nobody can craft two messages that
+/// collide (a replaced message that hashed like the old one would be taken as kept, and the
+/// hook would see stale text).
+fn hash_keys() -> &'static RandomState {
+    static KEYS: OnceLock<RandomState> = OnceLock::new();
+    KEYS.get_or_init(RandomState::new)
+}
+
 /// One 64-bit hash per message, little-endian, concatenated: what a delta is computed from.
 pub(crate) fn message_hashes(messages: &[ChatMessage]) -> Vec<u8> {
     let mut out = Vec::with_capacity(messages.len() * 8);
     for message in messages {
-        let mut writer = HashWriter(std::collections::hash_map::DefaultHasher::new());
+        let mut writer = HashWriter(hash_keys().build_hasher());
         // A message holds only strings, maps and sequences: serializing cannot fail.
         let _ = serde_json::to_writer(&mut writer, message);
         out.extend_from_slice(&writer.0.finish().to_le_bytes());
@@ -286,16 +295,34 @@ mod tests {
         let mut messages: Vec<_> = (0..3).map(|i| ChatMessage::text(Role::User, format!("m{i}"))).collect();
         let hashes = |m: &[ChatMessage]| -> Arc<[u8]> { message_hashes(m).into() };
 
-        let d1 = ext.begin(&hashes(&messages));
+        let d1 = ext.begin(&hashes(&messages), false);
         assert_eq!(d1, HistoryDelta { version: 1, base: None, keep: 0 });
         ext.finish(d1.version, Some(d1.version));
         messages.push(ChatMessage::text(Role::Assistant, "m3"));
         messages[2] = ChatMessage::text(Role::User, "m2 edited");
-        let d2 = ext.begin(&hashes(&messages));
+        let d2 = ext.begin(&hashes(&messages), false);
         assert_eq!(d2, HistoryDelta { version: 2, base: Some(1), keep: 2 });
         // A wrong ack: the next call is a full resend.
         ext.finish(d2.version, Some(7));
-        assert_eq!(ext.begin(&hashes(&messages)), HistoryDelta { version: 3, base: None, keep: 0 });
+        assert_eq!(ext.begin(&hashes(&messages), false), HistoryDelta { version: 3, base: None, keep: 0 });
+    }
+
+    /// The resend after a refused delta is whole even when another call's reply settled an
+    /// acknowledged version in between (a second delta could be refused again).
+    #[test]
+    fn a_resend_is_whole_even_after_another_call_settled() {
+        let ext = negotiated(serde_json::json!({"history_delta": true})).unwrap();
+        let messages: Vec<_> = (0..3).map(|i| ChatMessage::text(Role::User, format!("m{i}"))).collect();
+        let hashes: Arc<[u8]> = message_hashes(&messages).into();
+        let first = ext.begin(&hashes, false);
+        ext.finish(first.version, Some(first.version));
+        let refused = ext.begin(&hashes, false);
+        assert_eq!(refused.base, Some(first.version));
+        let other = ext.begin(&hashes, false);
+        ext.forget(refused.version);
+        ext.finish(other.version, Some(other.version));
+        let resend = ext.begin(&hashes, true);
+        assert_eq!((resend.base, resend.keep), (None, 0));
     }
 
     #[test]

@@ -257,7 +257,10 @@ impl Hook for ProcessHook {
         let hashes = input.serialized("picoclaw.message_hashes", |_, _| extensions::message_hashes(messages));
         let mut resent = false;
         loop {
-            let delta = ext.begin(&hashes);
+            let delta = ext.begin(&hashes, resent);
+            // Dropped before its reply (the chain was cut or cancelled), the call may or may not
+            // have been applied: the next one resends the whole history.
+            let in_flight = InFlight { ext, version: delta.version, settled: false };
             let sent = if delta.base.is_none() {
                 Chunk::Shared(input.serialized("picoclaw.messages", |_, _| mapping::to_bytes(&messages)), 0)
             } else {
@@ -265,6 +268,7 @@ impl Hook for ProcessHook {
                 Chunk::Owned(mapping::to_bytes(&&messages[keep..]))
             };
             let reply = live.conn.call(method, extensions::delta_params(delta, sent, &params), input.deadline).await;
+            in_flight.settle();
             match reply {
                 Ok(Reply::Result(answer)) => {
                     let result = answer.into_value();
@@ -286,6 +290,29 @@ impl Hook for ProcessHook {
 
     async fn shutdown(&self) {
         self.shared.shutdown().await;
+    }
+}
+
+/// A history-delta call between `begin` and its reply: dropped unsettled, it forgets the
+/// acknowledged history.
+struct InFlight<'a> {
+    ext: &'a extensions::Negotiated,
+    version: u64,
+    settled: bool,
+}
+
+impl InFlight<'_> {
+    /// The reply arrived: whoever reads it settles the version.
+    fn settle(mut self) {
+        self.settled = true;
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.ext.forget(self.version);
+        }
     }
 }
 

@@ -615,7 +615,8 @@ enum Dialect {
     PicoClaw,
 }
 
-/// At most this many parse errors are gathered from one file (each costs a parse of it).
+/// At most this many times is one file parsed again to find its next parse error (each cut
+/// costs a whole parse, whether or not it finds an error worth reporting).
 const MAX_PARSE_ERRORS: usize = 100;
 
 /// The specs of a file of `dialect`, with every error it holds.
@@ -645,9 +646,8 @@ fn every_error(cx: &mut FileCx<'_>, dialect: &Dialect) -> Vec<HookSpec> {
     let mut cuts: Vec<locate::Unit> = Vec::new();
     // The keys cut out of each mapping (by where it starts), and the keys they stand for.
     let mut cut_keys: Vec<(Option<Position>, String)> = Vec::new();
-    let mut n_errors = 1;
     while let Some(unit) = failure.at.and_then(|at| ranges.unit_at(at, failure.is_key_error)) {
-        if cuts.contains(&unit) || n_errors >= MAX_PARSE_ERRORS {
+        if cuts.contains(&unit) || cuts.len() >= MAX_PARSE_ERRORS {
             break;
         }
         text = ranges.cut(&text, &unit);
@@ -685,7 +685,6 @@ fn every_error(cx: &mut FileCx<'_>, dialect: &Dialect) -> Vec<HookSpec> {
         } else if let Some(error) = errors.last_mut() {
             place_parse_error(&ranges, cx.format, dialect, error, &next_failure);
         }
-        n_errors += errors.len();
         cx.errors.append(&mut errors);
         drop(warnings);
         failure = next_failure;

@@ -134,3 +134,31 @@ async fn apply_mounts_what_read_returned_and_the_next_poll_reads_again() {
     assert!(host.refresh(Refresh::IfChanged).await.is_none(), "now it has stamps");
     host.shutdown().await;
 }
+
+/// An embedder's own builtin guard survives a first mount that fails: only the levels the
+/// configuration touches are emptied again (a failing mount once shut the whole engine down,
+/// guard included, and every call then went through).
+#[tokio::test]
+async fn a_failed_first_mount_keeps_the_embedders_own_hooks() {
+    let sandbox = Sandbox::new("guarded");
+    // Parses, but its process hook exits before the handshake: building it fails.
+    let config = hook_protocol::serde_json::json!({"hooks": {"enabled": true, "processes": {"dies": {
+        "enabled": true, "command": ["sh", "-c", "exit 3"], "intercept": ["before_tool"],
+    }}}});
+    sandbox.write("config/hooks.json", &config.to_string());
+    let host = sandbox.host().build();
+    let guard = hook_core::hook_fn_sync("embedded-guard", |_: &hook_core::HookInput<'_>| {
+        hook_core::HookOutput::skip("the embedder's guard")
+    });
+    host.engine().register(hook_core::Registration::new(
+        "embedded-guard",
+        hook_core::Level::Builtin,
+        [Event::PreToolExecution],
+        guard,
+    ));
+    let report = host.reload().await;
+    assert!(report.problem().is_some(), "the process hook cannot start: {report:?}");
+    assert_eq!(report.mounted, None);
+    assert_eq!(reason_now(&host).await.as_deref(), Some("the embedder's guard"));
+    host.shutdown().await;
+}

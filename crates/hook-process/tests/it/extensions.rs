@@ -227,6 +227,26 @@ async fn an_unknown_base_is_answered_with_a_resync_and_the_call_is_resent_whole(
     assert_eq!(params[2]["messages"].as_array().unwrap().len(), 2);
 }
 
+/// A call dropped before its reply (the chain cut it) may or may not have been applied by the
+/// hook: the next call sends the whole history instead of a delta against the last version the
+/// host saw acknowledged.
+#[tokio::test]
+async fn a_call_dropped_before_its_reply_makes_the_next_call_a_full_resend() {
+    let dir = temp_dir("ext-dropped");
+    let record = dir.join("received.jsonl");
+    let hook = start(&delta_spec("slow", &record, "slow-second", None)).await;
+    assert_eq!(reason(&*hook, &llm_context(&["a"])).await, "1:a:model-a");
+    let cut = tokio::time::timeout(Duration::from_millis(500), reason(&*hook, &llm_context(&["a", "b"]))).await;
+    assert!(cut.is_err(), "the second call takes 3 s and is dropped after 0.5 s");
+    assert_eq!(reason(&*hook, &llm_context(&["a", "b", "c"])).await, "3:a|b|c:model-a");
+    shutdown_and_check(&hook).await;
+    let params = recorded(&record);
+    assert_eq!(params.len(), 3, "{params:?}");
+    assert_eq!(history(&params[1])["base"], json!(1), "the second call is a delta");
+    assert!(history(&params[2]).get("base").is_none(), "after a dropped call, a full resend: {}", params[2]);
+    assert_eq!(params[2]["messages"].as_array().unwrap().len(), 3);
+}
+
 #[tokio::test]
 async fn a_restarted_hook_gets_the_whole_history_again() {
     let dir = temp_dir("ext-restart");
