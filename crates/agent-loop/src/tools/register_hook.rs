@@ -6,7 +6,8 @@
 //! (`hook_bash::BashFactory` for `bash`, `hook_llm::LlmFactory` for `llm`); a kind the host has
 //! no factory for is refused with an error naming it. The bash factory runs session-level hooks
 //! with a scrubbed environment (the model must not be able to read the host's secrets through a
-//! hook). Session hooks are kept in the session's state; [`crate::Session::restore`] asks for
+//! hook): a host that registers its own factory for `bash` or `llm` takes that duty on, and must
+//! apply [`Level::Session`]'s policy the same way. Session hooks are kept in the session's state; [`crate::Session::restore`] asks for
 //! approval again before re-arming them.
 
 use std::{
