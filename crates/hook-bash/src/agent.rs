@@ -22,7 +22,7 @@ use async_trait::async_trait;
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Context, Event, Hook, HookDefinition, HookError, HookFactory, HookInput,
     HookOutput, HookSpec,
-    agent::{AgentGate, CommandRun, hook_input, input_line, read_command, spill::spill_long_texts},
+    agent::{AgentGate, CommandRun, async_answer, hook_input, input_line, read_command, spill::spill_long_texts},
     head_chars,
 };
 use hook_protocol::Agent;
@@ -550,6 +550,10 @@ impl Hook for AgentCommandHook {
         );
         let run = CommandRun { exit_code: finished.status.code(), stdout: &stdout, stderr: &stderr };
         let mut output = read_command(agent, event, run, context)?;
+        if self.def.handler.is_async == Some(true) {
+            // The agent does not wait for an async handler: its answer decides nothing.
+            output = async_answer(output);
+        }
         self.spill(&mut output);
         Ok(output)
     }

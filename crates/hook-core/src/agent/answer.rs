@@ -68,6 +68,18 @@ pub fn read_prompt_verdict(event: Event, ok: bool, reason: Option<String>) -> Ho
     }
 }
 
+/// What an `async: true` handler's answer can still do. Claude Code runs such a handler in the
+/// background: the action goes on at once, so nothing it answers (a deny, a block, exit 2, a
+/// rewrite, `continue: false`) decides anything; its `systemMessage` and `additionalContext` are
+/// delivered later. hookwire waits for it in order, then keeps only those two.
+pub fn async_answer(output: HookOutput) -> HookOutput {
+    HookOutput {
+        additional_context: output.additional_context,
+        system_message: output.system_message,
+        ..HookOutput::default()
+    }
+}
+
 fn invalid(message: String, raw: &str) -> HookError {
     HookError::invalid_output(message, raw)
 }

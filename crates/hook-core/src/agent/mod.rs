@@ -11,7 +11,7 @@ mod input;
 pub mod matcher;
 pub mod spill;
 
-pub use answer::{BLOCKED_BY_HOOK, CommandRun, read_command, read_http_body, read_prompt_verdict};
+pub use answer::{BLOCKED_BY_HOOK, CommandRun, async_answer, read_command, read_http_body, read_prompt_verdict};
 pub use bridge::{BridgeAnswer, answer_as, failure_answer};
 pub use gate::{AgentGate, matched_member};
 pub use input::{InputError, context_from_input, hook_input, input_line, tool_input};

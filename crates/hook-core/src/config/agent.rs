@@ -292,7 +292,12 @@ fn handler_spec(
         return None;
     }
     if handler.is_async == Some(true) {
-        cx.warn(at, Some(&name), "`async` hooks run in order here and their answer counts like any other's");
+        cx.warn(
+            at,
+            Some(&name),
+            "`async` hooks run in order here (the agent would not wait); as in the agent, only their \
+             `systemMessage` and `additionalContext` count",
+        );
     }
     // Gemini's AfterTool also sees failed calls.
     let mut events = vec![event];
