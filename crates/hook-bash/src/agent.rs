@@ -550,7 +550,7 @@ impl Hook for AgentCommandHook {
         );
         let run = CommandRun { exit_code: finished.status.code(), stdout: &stdout, stderr: &stderr };
         let mut output = read_command(agent, event, run, context)?;
-        if self.def.handler.is_async == Some(true) {
+        if self.def.handler.runs_async() {
             // The agent does not wait for an async handler: its answer decides nothing.
             output = async_answer(output);
         }

@@ -89,6 +89,10 @@ pub struct AgentHandler {
     /// Runs in the background with no say in the outcome.
     #[serde(default, rename = "async", skip_serializing_if = "Option::is_none")]
     pub is_async: Option<bool>,
+    /// Claude Code: runs in the background like `async`, and may wake the agent when it ends
+    /// with exit 2; it has no say in the action either.
+    #[serde(default, rename = "asyncRewake", skip_serializing_if = "Option::is_none")]
+    pub async_rewake: Option<bool>,
     /// Gemini CLI: the hook's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -104,4 +108,12 @@ pub struct AgentHandler {
     /// `mcp_tool`: the tool's input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+}
+
+impl AgentHandler {
+    /// Whether it runs in the background (`async` or `asyncRewake`): the agent does not wait
+    /// for it, and its answer decides nothing.
+    pub fn runs_async(&self) -> bool {
+        self.is_async == Some(true) || self.async_rewake == Some(true)
+    }
 }

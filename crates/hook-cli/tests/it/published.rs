@@ -1255,6 +1255,20 @@ fn async_hooks_cannot_decide_as_in_claude_code() {
     run.assert_no_decision("an async hook's exit 2");
     assert!(run.stderr.contains("`async` hooks run in order here"), "the difference is reported\n{}", run.describe());
 
+    // `asyncRewake: true` runs in the background too (its exit 2 may wake the agent later).
+    let settings = sandbox.settings(
+        "rewake.json",
+        &settings_one(
+            "PreToolUse",
+            Some("Bash"),
+            vec![json!({ "type": "command", "asyncRewake": true,
+                "command": "cat >/dev/null; echo 'tests failed' >&2; exit 2" })],
+        ),
+    );
+    sandbox
+        .hook("claude", &[&settings], &claude_bash(&sandbox, "ls"))
+        .assert_no_decision("an asyncRewake hook's exit 2");
+
     // Its JSON deny and `continue: false` decide nothing either; its notice and context count.
     let answer = r#"{"continue": false, "stopReason": "x", "systemMessage": "tests started", "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "test run queued", "permissionDecision": "deny"}, "decision": "block", "reason": "r"}"#;
     let settings = sandbox.settings(

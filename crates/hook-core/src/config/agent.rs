@@ -291,7 +291,7 @@ fn handler_spec(
         cx.error(at, Some(&name), format!("{err}"));
         return None;
     }
-    if handler.is_async == Some(true) {
+    if handler.runs_async() {
         cx.warn(
             at,
             Some(&name),
