@@ -61,6 +61,44 @@ pub(crate) struct HookArgs {
     no_daemon: bool,
 }
 
+impl HookArgs {
+    /// The arguments after `hookwire hook`, read without clap when they are the plain words an
+    /// agent's settings hold (`claude --config FILE`, as `hookwire install` writes them): the
+    /// agent, then `--settings FILE` and `--config FILE` (repeatable, a value that is not empty
+    /// and does not start with `-`), `--no-default-config` and `--no-daemon` (once each), `-v`,
+    /// `-vv` or `--verbose`. `None` for anything else (`--help`, `--config=FILE`, an unknown
+    /// agent or flag, a repeated switch, words that are not UTF-8), which clap then parses and
+    /// reports; whatever this accepts, clap reads the same way. Also the `-v` count.
+    pub(crate) fn from_plain_words(words: &[std::ffi::OsString]) -> Option<(u8, HookArgs)> {
+        let mut words = words.iter().map(|word| word.to_str());
+        let agent: Agent = words.next()??.parse().ok()?;
+        let mut args = HookArgs {
+            agent,
+            settings: Vec::new(),
+            config: ConfigArgs { configs: Vec::new(), no_default_config: false },
+            no_daemon: false,
+        };
+        let mut verbose = 0u8;
+        while let Some(word) = words.next() {
+            let word = word?;
+            let mut value =
+                || words.next().flatten().filter(|v| !v.is_empty() && !v.starts_with('-')).map(PathBuf::from);
+            match word {
+                "--settings" => args.settings.push(value()?),
+                "--config" => args.config.configs.push(value()?),
+                "--no-default-config" if !args.config.no_default_config => args.config.no_default_config = true,
+                "--no-daemon" if !args.no_daemon => args.no_daemon = true,
+                "--verbose" => verbose = verbose.checked_add(1)?,
+                _ if word.len() > 1 && word.starts_with('-') && word[1..].bytes().all(|b| b == b'v') => {
+                    verbose = verbose.checked_add(u8::try_from(word.len() - 1).ok()?)?;
+                }
+                _ => return None,
+            }
+        }
+        Some((verbose, args))
+    }
+}
+
 /// The project directory the agent names (`CLAUDE_PROJECT_DIR`, Gemini's `GEMINI_PROJECT_DIR`),
 /// read through `var`.
 pub(crate) fn project_dir_in(agent: Agent, var: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {

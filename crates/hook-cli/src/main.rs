@@ -182,8 +182,22 @@ async fn termination() -> Termination {
     }
 }
 
+/// The command line of `hookwire hook …` as an agent's settings hold it, read without clap: an
+/// agent runs it on every event, and clap building every subcommand's definition costs a
+/// noticeable part of that start. `None` for any other command line, and for anything unusual
+/// (`--help`, an error), which clap then parses, prints and reports as it always has.
+fn parse_hook_only() -> Option<Cli> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let (first, words) = argv.split_first()?;
+    if first != "hook" {
+        return None;
+    }
+    let (verbose, args) = hook::HookArgs::from_plain_words(words)?;
+    Some(Cli { verbose, command: Command::Hook(args) })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_hook_only().unwrap_or_else(Cli::parse);
     if matches!(cli.command, Command::Chat(_)) {
         // The model may register hooks, which run with a scrubbed environment: keep hookwire's
         // own environment (API keys) out of their reach. First, while there is one thread.
@@ -205,7 +219,12 @@ fn main() -> ExitCode {
         },
         _ => cli,
     };
-    let runtime = if matches!(cli.command, Command::HookPending(_)) {
+    // The bridge and the daemon run on this thread alone. The daemon waits on its hooks, not on
+    // the CPU: on one thread a call's request, its hook's answer and its reply wake no other
+    // thread (a multi-threaded scheduler wakes a second one to share every task, which costs a
+    // bridge call through the daemon about 2% of its time on two cores); what blocks (a trust
+    // check hashing a folder) runs on tokio's blocking pool.
+    let runtime = if matches!(cli.command, Command::HookPending(_) | Command::Serve(_)) {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {
         tokio::runtime::Builder::new_multi_thread().enable_all().build()
@@ -270,4 +289,73 @@ fn main() -> ExitCode {
         contain::kill_adopted();
     }
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use clap::Parser;
+
+    use super::{Cli, Command, hook::HookArgs};
+
+    /// `hookwire hook WORDS…` as clap reads it, when it does.
+    fn by_clap(words: &[&str]) -> Option<(u8, String)> {
+        let argv = ["hookwire", "hook"].iter().chain(words);
+        match Cli::try_parse_from(argv).ok()? {
+            Cli { verbose, command: Command::Hook(args) } => Some((verbose, format!("{args:?}"))),
+            _ => None,
+        }
+    }
+
+    fn by_hand(words: &[&str]) -> Option<(u8, String)> {
+        let words: Vec<OsString> = words.iter().map(OsString::from).collect();
+        HookArgs::from_plain_words(&words).map(|(verbose, args)| (verbose, format!("{args:?}")))
+    }
+
+    #[test]
+    fn plain_hook_words_read_as_clap_reads_them() {
+        let plain: &[&[&str]] = &[
+            &["claude"],
+            &["gemini", "--no-daemon"],
+            &["codex", "--no-default-config", "--config", "/tmp/a b.json", "--config", "rel/c.yaml"],
+            &["claude", "--settings", "s.json", "-v", "--settings", "/t.json", "--no-daemon", "--no-default-config"],
+            &["claude", "-vv", "--verbose", "--config", "x"],
+        ];
+        for words in plain {
+            let hand = by_hand(words);
+            assert!(hand.is_some(), "{words:?} is read without clap");
+            assert_eq!(hand, by_clap(words), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_clap() {
+        let unusual: &[&[&str]] = &[
+            &[],
+            &["--help"],
+            &["claude", "--help"],
+            &["-h"],
+            &["--version"],
+            &["-v", "claude"],
+            &["claud"],
+            &["claude", "gemini"],
+            &["claude", "--config"],
+            &["claude", "--config", ""],
+            &["claude", "--config", "--no-daemon"],
+            &["claude", "--config=x.json"],
+            &["claude", "--no-daemon", "--no-daemon"],
+            &["claude", "--no-default-config", "--no-default-config"],
+            &["claude", "--bogus"],
+            &["claude", "-x"],
+            &["claude", "-"],
+            &["claude", "--"],
+        ];
+        for words in unusual {
+            assert_eq!(by_hand(words), None, "{words:?} goes to clap");
+        }
+        // Where clap reads them, it reads them with no help from the hand parser.
+        assert!(by_clap(&["-v", "claude"]).is_some());
+        assert!(by_clap(&["claude", "--config=x.json"]).is_some());
+    }
 }

@@ -449,8 +449,12 @@ impl Daemon {
             ));
         }
         if let Some(root) = &params.root {
-            let canonical = fs::canonicalize(root).unwrap_or_else(|_| PathBuf::from(root));
-            if canonical != self.canonical_root {
+            // The bridge names the root as the daemon does: no need to resolve it on every call.
+            let is_same = |path: &Path| path == Path::new(root);
+            if !is_same(&self.root)
+                && !is_same(&self.canonical_root)
+                && fs::canonicalize(root).unwrap_or_else(|_| PathBuf::from(root)) != self.canonical_root
+            {
                 return Err(rpc_error(
                     codes::OTHER_PROJECT,
                     format!("this daemon serves {}, not {root}", self.root.display()),

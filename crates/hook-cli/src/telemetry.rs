@@ -116,6 +116,8 @@ fn telemetry() -> Option<&'static Telemetry> {
     }
     TELEMETRY
         .get_or_init(|| {
+            // The exporters' HTTP clients (reqwest over rustls) need a crypto provider: ring.
+            hook_llm::install_tls_provider();
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_http()
                 .with_protocol(Protocol::HttpBinary)

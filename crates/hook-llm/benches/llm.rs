@@ -27,6 +27,7 @@ fn llm_call(c: &mut Criterion) {
     let input = HookInput::new(Event::PreSendMessage, &context, Instant::now() + Duration::from_secs(30), 1, &cache);
     let body = serde_json::to_vec(&client.request_body(&hook.request(&input))).unwrap();
     let endpoint = client.endpoint().to_owned();
+    hook_llm::install_tls_provider();
     let bare = reqwest::Client::builder().tcp_nodelay(true).build().unwrap();
 
     let mut group = c.benchmark_group("llm");

@@ -138,6 +138,7 @@ impl AgentHttpFactory {
     fn client(&self) -> Result<reqwest::Client, String> {
         self.client
             .get_or_init(|| {
+                crate::install_tls_provider();
                 reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .tcp_nodelay(true)

@@ -61,3 +61,18 @@ pub use openai::{DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT, OpenAiClient,
 pub use retry::RetryPolicy;
 pub use scripted_server::{RecordedRequest, Reply, ScriptedServer, StreamChunk};
 pub use template::{PLACEHOLDERS, render};
+
+/// Makes ring rustls's crypto provider for this process, once; a provider already installed
+/// (by this function or by the embedding program) stays. hookwire's HTTP clients use rustls
+/// without a built-in provider, so this must run before any `reqwest` client is built:
+/// [`OpenAiClient::new`] and the `http` handlers call it; a program that builds its own client
+/// for [`OpenAiClient::with_http_client`] calls it first.
+pub fn install_tls_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Losing a race with another installer leaves that one's provider: fine.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
+}

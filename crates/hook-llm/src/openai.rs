@@ -159,6 +159,7 @@ impl OpenAiClient {
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
         // No redirects: a 307 would re-POST the whole context (prompt, conversation, key) to
         // wherever the server points, and a 302 would turn into a GET whose answer is accepted.
+        crate::install_tls_provider();
         let http = reqwest::Client::builder()
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(90))

@@ -19,3 +19,4 @@ mod request_body;
 mod retries;
 mod scripted_server;
 mod streaming;
+mod tls;

@@ -218,6 +218,7 @@ async fn a_streamed_call_is_retried_before_it_starts() {
 async fn no_base_url_fails_clearly_and_sends_nothing() {
     // Everything the client sends goes through this proxy: a request anywhere would reach it.
     let proxy = server([Reply::Content("never".into())]);
+    hook_llm::install_tls_provider();
     let http = reqwest::Client::builder()
         .proxy(reqwest::Proxy::all(format!("http://{}", proxy.addr())).unwrap())
         .build()

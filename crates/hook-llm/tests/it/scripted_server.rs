@@ -31,6 +31,7 @@ async fn replies_in_order_then_exhausted() {
 #[tokio::test]
 async fn other_paths_are_404_and_recorded() {
     let server = server([Reply::Content("unused".into())]);
+    hook_llm::install_tls_provider();
     let response = reqwest::Client::new()
         .post(format!("{}/embeddings", server.base_url()))
         .header("x-probe", "1")

@@ -195,6 +195,7 @@ pub(crate) async fn llm_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
     let input = HookInput::new(Event::PreSendMessage, &context, Instant::now() + Duration::from_secs(30), 1, &cache);
     let body = client.request_body(&hook.request(&input));
     let endpoint = client.endpoint().to_owned();
+    hook_llm::install_tls_provider();
     let bare = reqwest::Client::builder().tcp_nodelay(true).build()?;
     let name = "llm hook through the Engine vs bare reqwest POST, local ScriptedServer";
     check(&engine.fire(Event::PreSendMessage, &mut context).await, name)?;
