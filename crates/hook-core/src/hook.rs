@@ -94,12 +94,7 @@ impl SerializedCache {
         if let Some((_, bytes)) = entries.iter().find(|(k, _)| *k == key) {
             return bytes.clone();
         }
-        let mut serialized = serialize();
-        // A serializer's buffer grows by doubling: give back the spare capacity before the
-        // copy into the shared `Arc`, so a large payload does not briefly cost three times its
-        // size (a large allocation shrinks in place).
-        serialized.shrink_to_fit();
-        let bytes: Arc<[u8]> = serialized.into();
+        let bytes: Arc<[u8]> = serialize().into();
         entries.push((key, bytes.clone()));
         bytes
     }
