@@ -47,7 +47,10 @@ pub(crate) fn load_sources(sources: &[config::ConfigSource]) -> LoadedConfig {
 
 /// The chat model for llm hooks: `--base-url`/`--model` over `OPENAI_BASE_URL`,
 /// `OPENAI_API_KEY`, `HOOKWIRE_MODEL`.
-pub(crate) fn chat_model(base_url: Option<&str>, model: Option<&str>) -> Result<Arc<dyn ChatModel>, String> {
+pub(crate) fn chat_model(
+    base_url: Option<&str>,
+    model: Option<&str>,
+) -> Result<Arc<dyn ChatModel>, hook_llm::ModelError> {
     hook_host::chat_model(base_url, model)
 }
 
@@ -107,7 +110,7 @@ pub(crate) async fn start(args: &ConfigArgs, base_url: Option<&str>, model: Opti
     if !loaded.errors.is_empty() {
         return Err(fail(&loaded.errors));
     }
-    model.map_err(|e| fail(&[e]))?;
+    model.map_err(|e| fail(&[e.to_string()]))?;
     // A failed first mount takes down whatever it started.
     let mounted = host.apply(Ok(loaded)).await;
     if !mounted.start_errors.is_empty() {

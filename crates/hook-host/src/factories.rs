@@ -8,7 +8,7 @@ use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
 /// The chat model for llm and prompt hooks: an OpenAI-compatible client configured by
 /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `HOOKWIRE_MODEL`, with `base_url` and `model` over
 /// them.
-pub fn chat_model(base_url: Option<&str>, model: Option<&str>) -> Result<Arc<dyn ChatModel>, String> {
+pub fn chat_model(base_url: Option<&str>, model: Option<&str>) -> Result<Arc<dyn ChatModel>, hook_llm::ModelError> {
     let mut config = OpenAiConfig::from_env();
     if let Some(base_url) = base_url {
         config.base_url = base_url.to_owned();
@@ -16,7 +16,7 @@ pub fn chat_model(base_url: Option<&str>, model: Option<&str>) -> Result<Arc<dyn
     if let Some(model) = model {
         config.model = model.to_owned();
     }
-    let client = OpenAiClient::new(config).map_err(|e| e.to_string())?;
+    let client = OpenAiClient::new(config)?;
     Ok(Arc::new(client))
 }
 
@@ -27,7 +27,7 @@ struct LazyModel {
     base_url: Option<String>,
     model: Option<String>,
     name: String,
-    client: tokio::sync::OnceCell<Result<Arc<dyn ChatModel>, String>>,
+    client: tokio::sync::OnceCell<Result<Arc<dyn ChatModel>, hook_llm::ModelError>>,
 }
 
 #[hook_core::async_trait]
@@ -35,7 +35,7 @@ impl ChatModel for LazyModel {
     async fn complete(&self, request: hook_llm::ChatRequest) -> Result<hook_llm::ChatResponse, hook_llm::ModelError> {
         match self.client().await {
             Ok(client) => client.complete(request).await,
-            Err(message) => Err(hook_llm::ModelError::Client { message: message.clone() }),
+            Err(error) => Err(error.clone()),
         }
     }
 
@@ -46,7 +46,7 @@ impl ChatModel for LazyModel {
     ) -> Result<hook_llm::ChatResponse, hook_llm::ModelError> {
         match self.client().await {
             Ok(client) => client.complete_streaming(request, on_delta).await,
-            Err(message) => Err(hook_llm::ModelError::Client { message: message.clone() }),
+            Err(error) => Err(error.clone()),
         }
     }
 
@@ -56,7 +56,7 @@ impl ChatModel for LazyModel {
 }
 
 impl LazyModel {
-    async fn client(&self) -> &Result<Arc<dyn ChatModel>, String> {
+    async fn client(&self) -> &Result<Arc<dyn ChatModel>, hook_llm::ModelError> {
         self.client.get_or_init(|| async { chat_model(self.base_url.as_deref(), self.model.as_deref()) }).await
     }
 }

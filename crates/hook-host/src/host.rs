@@ -168,12 +168,33 @@ pub enum Refresh {
     Always,
 }
 
+/// Why the configuration's sources could not even be listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// An agent settings file given with [`HostBuilder::agent_settings`] does not exist.
+    MissingSettings {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::MissingSettings { path } => write!(f, "--settings {}: no such file", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 /// What one read of the configuration gave, and what is in force after it.
 #[derive(Debug, Clone)]
 pub struct Reload {
     /// What was read; `Err` names why the sources could not even be listed (a settings file
     /// that does not exist).
-    pub read: Result<Loaded, String>,
+    pub read: Result<Loaded, ReadError>,
     /// Why hooks of a valid configuration could not start (a process hook that does not
     /// answer its handshake, ...); their levels keep their previous hooks.
     pub start_errors: Vec<String>,
@@ -189,7 +210,7 @@ impl Reload {
     /// was mounted before stays where this is `Some`.
     pub fn problem(&self) -> Option<String> {
         match &self.read {
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
             Ok(loaded) if !loaded.errors.is_empty() => {
                 Some(format!("configuration error: {}", loaded.errors.join("; ")))
             }
@@ -203,7 +224,7 @@ impl Reload {
     /// Every error of this read, one line each.
     pub fn errors(&self) -> Vec<String> {
         match &self.read {
-            Err(reason) => vec![reason.clone()],
+            Err(reason) => vec![reason.to_string()],
             Ok(loaded) if !loaded.errors.is_empty() => loaded.errors.clone(),
             Ok(_) => self.start_errors.clone(),
         }
@@ -281,11 +302,11 @@ impl Host {
     /// The sources a read loads, in order: the default places (unless turned off), the extra
     /// configs, the agent settings files, the extra sources. `Err` names an agent settings
     /// file that does not exist.
-    pub fn sources(&self) -> Result<Vec<ConfigSource>, String> {
+    pub fn sources(&self) -> Result<Vec<ConfigSource>, ReadError> {
         let mut sources = self.locations.discover(&self.configs, self.no_default_config, &self.dir, self.skip_agent);
         for (agent, path) in &self.agent_settings {
             if !path.is_file() {
-                return Err(format!("--settings {}: no such file", path.display()));
+                return Err(ReadError::MissingSettings { path: path.clone() });
             }
             sources.push(ConfigSource::agent(path.clone(), hook_core::Level::User, *agent));
         }
@@ -294,7 +315,7 @@ impl Host {
     }
 
     /// Reads the configuration without mounting anything.
-    pub fn read(&self) -> Result<Loaded, String> {
+    pub fn read(&self) -> Result<Loaded, ReadError> {
         let mut loaded = load_sources(&self.sources()?, &self.trust);
         loaded.errors.splice(0..0, missing_configs(&self.configs, &self.dir));
         Ok(loaded)
@@ -327,7 +348,7 @@ impl Host {
     /// looks at the configuration (prints its warnings, refuses on an error) before starting
     /// any hook. It records nothing to watch (a one-shot caller pays for no file stamp): the
     /// next [`Refresh::IfChanged`] reads again.
-    pub async fn apply(&self, read: Result<Loaded, String>) -> Reload {
+    pub async fn apply(&self, read: Result<Loaded, ReadError>) -> Reload {
         let mut state = self.state.lock().await;
         state.stamps = None;
         state.has_read = true;
@@ -361,7 +382,7 @@ impl Host {
     }
 
     /// Mounts `read` when it is valid (see [`remount`]).
-    async fn mount(&self, state: &mut State, read: Result<Loaded, String>) -> Reload {
+    async fn mount(&self, state: &mut State, read: Result<Loaded, ReadError>) -> Reload {
         let mut reload = Reload { read, start_errors: Vec::new(), changed: false, mounted: None };
         if let Ok(loaded) = &reload.read
             && loaded.errors.is_empty()

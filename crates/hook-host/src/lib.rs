@@ -51,5 +51,5 @@ mod watch;
 pub use discover::Locations;
 pub use factories::{chat_model, engine_with_factories, factory, kinds, lazy_model, mount, remount};
 pub use hook_llm::ChatModel;
-pub use host::{Host, HostBuilder, Refresh, Reload, Watcher};
+pub use host::{Host, HostBuilder, ReadError, Refresh, Reload, Watcher};
 pub use load::{Loaded, TrustPolicy, calls_the_bridge, load_sources, missing_configs};
