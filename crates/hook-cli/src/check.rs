@@ -481,4 +481,3 @@ fn seconds_hint(error: &mut Value) {
     error["message"] = json!(message);
     error["text"] = json!(new_text);
 }
-
