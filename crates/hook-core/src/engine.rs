@@ -12,8 +12,8 @@ use hook_protocol::{Context, Event};
 use tracing::{Instrument, debug, debug_span, warn};
 
 use crate::{
-    BuiltHook, CompiledFilter, Deadlines, FireOutcome, HookFactory, HookId, HookMetrics, HookSpec, HookSummary, Kind,
-    Level, ObserverEvent, Registration, SourceLocation,
+    BuildError, BuiltHook, CompiledFilter, Deadlines, FireOutcome, HookFactory, HookId, HookMetrics, HookSpec,
+    HookSummary, Kind, Level, ObserverEvent, Registration, SourceLocation,
     chain::{self, ChainEnv, InjectedTools, join_all},
     metrics::MetricsStore,
     registry::{Origin, Registered, Registry},
@@ -173,27 +173,18 @@ impl Engine {
     pub async fn register_spec(&self, mut spec: HookSpec, session: &str) -> Result<Vec<HookId>, LoadError> {
         spec.session = Some(session.to_owned());
         let inner = &self.inner;
-        let error = |message: String| LoadError { hook: spec.name.clone(), location: spec.source.clone(), message };
-        CompiledFilter::compile(&spec.filter).map_err(|err| error(err.to_string()))?;
-        let factory = self.factory_for(spec.kind.as_str()).map_err(error)?;
-        let built = factory
-            .build(&spec)
-            .await
-            .map_err(|err| error(format!("could not build the {} hook: {err}", spec.kind)))?;
-        let registration = registration_of(&spec, &built, factory.as_ref());
-        let origin =
-            Origin { kind: spec.kind.clone(), source: Some(spec.source.clone()), deadlines: Some(spec.deadlines) };
+        let factory = self.buildable(&spec).map_err(|message| load_error(&spec, message))?;
+        let built = factory.build(&spec).await.map_err(|err| load_error(&spec, build_failed(&spec, &err)))?;
         let seq = inner.registry.reserve_seq(1);
-        let reg =
-            match Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics) {
-                Ok(reg) => reg,
-                Err(message) => {
-                    if !inner.registry.holds_hook(|live| same_hook(live, &built.hook)) {
-                        built.hook.shutdown().await;
-                    }
-                    return Err(error(message));
+        let reg = match self.registered(&spec, &built, factory.as_ref(), seq) {
+            Ok(reg) => reg,
+            Err(message) => {
+                if !inner.registry.holds_hook(|live| same_hook(live, &built.hook)) {
+                    built.hook.shutdown().await;
                 }
-            };
+                return Err(load_error(&spec, message));
+            }
+        };
         let (level, name) = (spec.level, spec.name.as_str());
         let ids = spec.events.iter().map(|event| HookId::new(level, name, *event)).collect();
         let replaced = inner.registry.insert(Arc::new(reg), &inner.metrics);
@@ -203,6 +194,27 @@ impl Engine {
         }
         debug!(hook = %name, level = %level, session, "session hook registered");
         Ok(ids)
+    }
+
+    /// The factory that will build `spec`, once its filter compiles; else what is wrong.
+    fn buildable(&self, spec: &HookSpec) -> Result<&Arc<dyn HookFactory>, String> {
+        CompiledFilter::compile(&spec.filter).map_err(|err| err.to_string())?;
+        self.factory_for(spec.kind.as_str())
+    }
+
+    /// `built` (from `spec`, by `factory`) as a registration with sequence number `seq`.
+    fn registered(
+        &self,
+        spec: &HookSpec,
+        built: &BuiltHook,
+        factory: &dyn HookFactory,
+        seq: u64,
+    ) -> Result<Registered, String> {
+        let inner = &self.inner;
+        let registration = registration_of(spec, built, factory);
+        let origin =
+            Origin { kind: spec.kind.clone(), source: Some(spec.source.clone()), deadlines: Some(spec.deadlines) };
+        Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics)
     }
 
     /// The factory of `kind`, or an error naming the kinds this engine can build.
@@ -232,7 +244,7 @@ impl Engine {
         let mut seen: HashSet<&str> = HashSet::new();
         let mut buildable: Vec<(&HookSpec, &Arc<dyn HookFactory>)> = Vec::new();
         for spec in &specs {
-            let error = |message: String| LoadError { hook: spec.name.clone(), location: spec.source.clone(), message };
+            let error = |message: String| load_error(spec, message);
             if !seen.insert(spec.name.as_str()) {
                 errors.push(error(format!("another hook at level {level} has this name; rename one of them")));
                 continue;
@@ -244,11 +256,7 @@ impl Engine {
                 )));
                 continue;
             }
-            if let Err(err) = CompiledFilter::compile(&spec.filter) {
-                errors.push(error(err.to_string()));
-                continue;
-            }
-            match self.factory_for(spec.kind.as_str()) {
+            match self.buildable(spec) {
                 Ok(factory) => buildable.push((spec, factory)),
                 Err(message) => errors.push(error(message)),
             }
@@ -258,11 +266,7 @@ impl Engine {
         for ((spec, factory), result) in buildable.iter().zip(builds) {
             match result {
                 Ok(hook) => built.push((spec, hook, factory)),
-                Err(err) => errors.push(LoadError {
-                    hook: spec.name.clone(),
-                    location: spec.source.clone(),
-                    message: format!("could not build the {} hook: {err}", spec.kind),
-                }),
+                Err(err) => errors.push(load_error(spec, build_failed(spec, &err))),
             }
         }
 
@@ -271,22 +275,12 @@ impl Engine {
         if errors.is_empty() {
             let first_seq = inner.registry.reserve_seq(built.len());
             for (offset, (spec, hook, factory)) in built.iter().enumerate() {
-                let registration = registration_of(spec, hook, factory.as_ref());
-                let origin = Origin {
-                    kind: spec.kind.clone(),
-                    source: Some(spec.source.clone()),
-                    deadlines: Some(spec.deadlines),
-                };
-                let seq = first_seq + offset as u64;
-                match Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics)
-                {
+                match self.registered(spec, hook, factory.as_ref(), first_seq + offset as u64) {
                     Ok(reg) => {
                         ids.extend(spec.events.iter().map(|e| HookId::new(level, &spec.name, *e)));
                         new.push(Arc::new(reg));
                     }
-                    Err(message) => {
-                        errors.push(LoadError { hook: spec.name.clone(), location: spec.source.clone(), message });
-                    }
+                    Err(message) => errors.push(load_error(spec, message)),
                 }
             }
         }
@@ -403,6 +397,16 @@ impl Engine {
             Err(_) => debug!("no tokio runtime: a removed hook's shutdown is not called"),
         }
     }
+}
+
+/// An error loading `spec`: its name and where it was declared, with `message`.
+fn load_error(spec: &HookSpec, message: String) -> LoadError {
+    LoadError { hook: spec.name.clone(), location: spec.source.clone(), message }
+}
+
+/// What a factory's refusal to build `spec` says.
+fn build_failed(spec: &HookSpec, err: &BuildError) -> String {
+    format!("could not build the {} hook: {err}", spec.kind)
 }
 
 /// The registration of a built spec; what the configuration leaves open, `factory` decides.
