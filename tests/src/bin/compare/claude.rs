@@ -268,37 +268,53 @@ pub(crate) fn bridge_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
          nothing to run (whole process) vs `/bin/true` with the same stdin",
         line.len()
     );
-    let check = |result: Result<(bool, Vec<u8>, Vec<u8>), Error>| -> Result<(), Error> {
-        let (ok, stdout, stderr) = result?;
-        if !ok || !stdout.is_empty() || !stderr.is_empty() {
-            return Err(format!(
-                "{name}: expected exit 0 and no output; success: {ok}, stdout: {:?}, stderr: {:?}",
-                String::from_utf8_lossy(&stdout),
-                String::from_utf8_lossy(&stderr)
-            )
-            .into());
-        }
-        Ok(())
-    };
-    check(run_with_stdin(&mut bridge(), &line))?;
+    expect_silent(&name, run_with_stdin(&mut bridge(), &line))?;
     run_with_stdin(&mut bare(), &line)?;
+    let times = alternate_processes((plan.pick(10, 3), plan.pick(300, 30)), &name, &line, bridge, bare)?;
+    Ok(vec![Row::new(name, times, Target::RatioAtMost(3.0))])
+}
 
+/// A whole-process run of the bridge as the rows expect it: exit 0 and no output, else an
+/// error naming the row.
+pub(crate) fn expect_silent(name: &str, result: Result<(bool, Vec<u8>, Vec<u8>), Error>) -> Result<(), Error> {
+    let (ok, stdout, stderr) = result?;
+    if !ok || !stdout.is_empty() || !stderr.is_empty() {
+        return Err(format!(
+            "{name}: expected exit 0 and no output; success: {ok}, stdout: {:?}, stderr: {:?}",
+            String::from_utf8_lossy(&stdout),
+            String::from_utf8_lossy(&stderr)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `bridge` and `bare` run as whole processes with `line` on stdin, alternately, `warmup`
+/// unrecorded pairs then `pairs` recorded ones; every bridge run must be silent
+/// ([`expect_silent`]). The first error of either side fails the row after the loop.
+pub(crate) fn alternate_processes(
+    (warmup, pairs): (usize, usize),
+    name: &str,
+    line: &[u8],
+    bridge: impl Fn() -> std::process::Command,
+    bare: impl Fn() -> std::process::Command,
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let mut error: Option<Error> = None;
     let times = crate::alternate!(
-        plan.pick(10, 3),
-        plan.pick(300, 30),
+        warmup,
+        pairs,
         {
             let started = Instant::now();
-            let result = run_with_stdin(&mut bridge(), &line);
+            let result = run_with_stdin(&mut bridge(), line);
             let took = since(started);
-            if let Err(e) = check(result) {
+            if let Err(e) = expect_silent(name, result) {
                 error.get_or_insert(e);
             }
             took
         },
         {
             let started = Instant::now();
-            let result = run_with_stdin(&mut bare(), &line);
+            let result = run_with_stdin(&mut bare(), line);
             let took = since(started);
             if let Err(e) = result {
                 error.get_or_insert(e);
@@ -306,8 +322,8 @@ pub(crate) fn bridge_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
             took
         },
     );
-    if let Some(e) = error {
-        return Err(e);
+    match error {
+        Some(e) => Err(e),
+        None => Ok(times),
     }
-    Ok(vec![Row::new(name, times, Target::RatioAtMost(3.0))])
 }

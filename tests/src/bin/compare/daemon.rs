@@ -27,8 +27,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Error, Plan,
-    claude::{Scratch, hookwire_path, pre_tool_use, run_with_stdin},
-    report::{Row, Target, since},
+    claude::{Scratch, alternate_processes, expect_silent, hookwire_path, pre_tool_use, run_with_stdin},
+    report::{Row, Target},
 };
 
 /// How long the daemon may take to listen, and to exit once asked to.
@@ -248,22 +248,10 @@ pub(crate) fn bridge_rows(plan: &Plan, echo: &str) -> Result<Vec<Row>, Error> {
          warm daemon, one no-op process hook (echo_hook) (whole process) vs `/bin/true` with the same stdin",
         line.len()
     );
-    let check = |result: Result<(bool, Vec<u8>, Vec<u8>), Error>| -> Result<(), Error> {
-        let (ok, stdout, stderr) = result?;
-        if !ok || !stdout.is_empty() || !stderr.is_empty() {
-            return Err(format!(
-                "{name}: expected exit 0 and no output; success: {ok}, stdout: {:?}, stderr: {:?}",
-                String::from_utf8_lossy(&stdout),
-                String::from_utf8_lossy(&stderr)
-            )
-            .into());
-        }
-        Ok(())
-    };
 
     let daemon = Daemon::start(&hookwire, &sandbox)?;
     // The first call through the daemon loads the configuration there and starts the hook.
-    check(run_with_stdin(&mut bridge(), &line))?;
+    expect_silent(&name, run_with_stdin(&mut bridge(), &line))?;
     run_with_stdin(&mut bare(), &line)?;
     if children_of(daemon.pid().unwrap_or(0)).is_empty() {
         return Err(format!("{name}: the daemon runs no hook process after the first call").into());
@@ -271,36 +259,12 @@ pub(crate) fn bridge_rows(plan: &Plan, echo: &str) -> Result<Vec<Row>, Error> {
     let requests_before = daemon.requests()?;
 
     let (warmup, pairs) = (plan.pick(10, 3), plan.pick(300, 30));
-    let mut error: Option<Error> = None;
-    let times = crate::alternate!(
-        warmup,
-        pairs,
-        {
-            let started = Instant::now();
-            let result = run_with_stdin(&mut bridge(), &line);
-            let took = since(started);
-            if let Err(e) = check(result) {
-                error.get_or_insert(e);
-            }
-            took
-        },
-        {
-            let started = Instant::now();
-            let result = run_with_stdin(&mut bare(), &line);
-            let took = since(started);
-            if let Err(e) = result {
-                error.get_or_insert(e);
-            }
-            took
-        },
-    );
+    let times = alternate_processes((warmup, pairs), &name, &line, bridge, bare);
     // Every measured call was answered by the daemon, not in the bridge's own process (the
     // `stats` call itself is one more request).
     let answered = daemon.requests()?.saturating_sub(requests_before + 1);
     daemon.shut_down()?;
-    if let Some(e) = error {
-        return Err(e);
-    }
+    let times = times?;
     let calls = (warmup + pairs) as u64;
     if answered != calls {
         return Err(format!("{name}: the daemon answered {answered} of the {calls} bridge calls").into());
