@@ -1,5 +1,6 @@
-//! The chain: runs the hooks of one event in order (or concurrently when nothing can change),
-//! applies deadlines, retries and the failure policy, and merges their outputs into one outcome.
+//! The chain: runs the hooks of one event in order (at once when nothing can change, and for
+//! neighbours that promised to change nothing), applies deadlines, retries and the failure
+//! policy, and merges their outputs into one outcome.
 
 use std::{
     collections::HashMap,
@@ -300,7 +301,25 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     }
     // This task's waker, to poll each hook's first attempt in place (see above).
     let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
-    for entry in entries {
+    let mut next = 0;
+    while let Some(entry) = entries.get(next) {
+        next += 1;
+        // Neighbours that promised to change nothing run at once: none could change what the
+        // next one sees.
+        if entry.reg.changes_nothing(event) {
+            let end = next + entries[next..].iter().take_while(|e| e.reg.changes_nothing(event)).count();
+            if end > next {
+                let group = &entries[next - 1..end];
+                next = end;
+                let is_halted =
+                    Box::pin(run_group(env, cap, group, event, context, &cache, chain_deadline, &mut outcome)).await;
+                clock = Instant::now();
+                if is_halted {
+                    break;
+                }
+                continue;
+            }
+        }
         if let Some(skipped) = precheck(entry, event, context) {
             outcome.trace.push(skipped);
             continue;
@@ -360,6 +379,58 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     outcome
 }
 
+/// Runs every entry that passes its precheck, all at once over the same context. Returns, in
+/// chain order, each entry's trace when its precheck skipped it, and the runs of the others.
+async fn run_all(
+    env: ChainEnv<'_>,
+    entries: &[Arc<Entry>],
+    event: Event,
+    context: &Context,
+    cache: &SerializedCache,
+    chain_deadline: Instant,
+) -> (Vec<Option<TraceEntry>>, std::vec::IntoIter<Run>) {
+    let skipped: Vec<Option<TraceEntry>> = entries.iter().map(|entry| precheck(entry, event, context)).collect();
+    let futures: Vec<_> = entries
+        .iter()
+        .zip(&skipped)
+        .filter(|(_, skipped)| skipped.is_none())
+        .map(|(entry, _)| {
+            let span = debug_span!("hook", hook = %entry.id);
+            run_hook(entry, event, context, cache, env.deadlines, chain_deadline).instrument(span)
+        })
+        .collect();
+    (skipped, join_all(futures).await.into_iter())
+}
+
+/// Runs neighbouring hooks that promised to change nothing on `event`, all at once; merges
+/// their results in chain order up to the first halt (the runs after it are dropped). Returns
+/// whether the chain halts.
+#[allow(clippy::too_many_arguments, reason = "the chain's state, passed once per group")]
+async fn run_group(
+    env: ChainEnv<'_>,
+    cap: &Capability,
+    entries: &[Arc<Entry>],
+    event: Event,
+    context: &mut Context,
+    cache: &SerializedCache,
+    chain_deadline: Instant,
+    outcome: &mut FireOutcome,
+) -> bool {
+    let (skipped, mut runs) = run_all(env, entries, event, context, cache, chain_deadline).await;
+    for (entry, skipped) in entries.iter().zip(skipped) {
+        if let Some(trace) = skipped {
+            outcome.trace.push(trace);
+            continue;
+        }
+        let Some(mut run) = runs.next() else { break };
+        if merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, cache, outcome) {
+            debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
+            return true;
+        }
+    }
+    false
+}
+
 /// Runs hooks of an event nothing can change, all at once; merges their results in chain order.
 async fn run_concurrently(
     env: ChainEnv<'_>,
@@ -370,25 +441,11 @@ async fn run_concurrently(
     chain_deadline: Instant,
     outcome: &mut FireOutcome,
 ) {
-    let mut skipped: Vec<Option<TraceEntry>> = entries.iter().map(|entry| precheck(entry, event, context)).collect();
-    let runs = {
-        let shared: &Context = context;
-        let futures: Vec<_> = entries
-            .iter()
-            .zip(&skipped)
-            .filter(|(_, skipped)| skipped.is_none())
-            .map(|(entry, _)| {
-                let span = debug_span!("hook", hook = %entry.id);
-                run_hook(entry, event, shared, cache, env.deadlines, chain_deadline).instrument(span)
-            })
-            .collect();
-        join_all(futures).await
-    };
-    let mut runs = runs.into_iter();
+    let (skipped, mut runs) = run_all(env, entries, event, context, cache, chain_deadline).await;
     let cap = capability(event);
-    for (entry, skipped) in entries.iter().zip(skipped.iter_mut()) {
-        if let Some(skipped) = skipped.take() {
-            outcome.trace.push(skipped);
+    for (entry, skipped) in entries.iter().zip(skipped) {
+        if let Some(trace) = skipped {
+            outcome.trace.push(trace);
             continue;
         }
         let Some(mut run) = runs.next() else { break };
@@ -432,6 +489,14 @@ fn merge(
         error: None,
     });
     let trace = &mut traces[slot];
+    let mut is_broken_promise = false;
+    if let Ok(output) = result
+        && !output.patch.is_empty()
+        && entry.reg.changes_nothing(outcome.event)
+    {
+        *result = Err(broken_promise(entry, outcome.event, output));
+        is_broken_promise = true;
+    }
     let is_halted = match result {
         Ok(output) => {
             let is_no_change = output.is_no_change();
@@ -445,7 +510,12 @@ fn merge(
         }
         Err(err) => {
             trace.outcome = err.class();
-            let is_halted = apply_failure(cap, entry, outcome.event, err, outcome);
+            let policy = match entry.reg.on_error_on(outcome.event) {
+                // A guard that promised to change nothing by mistake must not pass silently.
+                OnError::Skip if is_broken_promise => OnError::Deny,
+                policy => policy,
+            };
+            let is_halted = apply_failure(cap, entry, outcome.event, err, policy, outcome);
             trace.error = Some(std::mem::replace(err, HookError::Cancelled));
             is_halted
         }
@@ -623,10 +693,33 @@ fn merge_output(
     true
 }
 
-/// Applies the hook's failure policy to `err`; returns whether the chain halts.
-fn apply_failure(cap: &Capability, entry: &Entry, event: Event, err: &HookError, outcome: &mut FireOutcome) -> bool {
+/// The error of a hook that promised to change nothing on `event` and answered `output` with
+/// changes anyway.
+fn broken_promise(entry: &Entry, event: Event, output: &HookOutput) -> HookError {
+    let fields: Vec<String> =
+        Field::ALL.into_iter().filter(|field| output.patch.sets(*field)).map(|field| format!("`{field}`")).collect();
+    HookError::invalid_output(
+        format!(
+            "the hook promised to change nothing on {event} but answered with a change to {}; the change is refused and the chain \
+             halts. Hook `{}` must either answer without changes or stop promising (a process hook: leave \
+             this method out of `hookwire.read_only` in its hook.hello answer)",
+            fields.join(", "),
+            entry.reg.name
+        ),
+        "",
+    )
+}
+
+/// Applies the failure `policy` to `err`; returns whether the chain halts.
+fn apply_failure(
+    cap: &Capability,
+    entry: &Entry,
+    event: Event,
+    err: &HookError,
+    policy: OnError,
+    outcome: &mut FireOutcome,
+) -> bool {
     let reg = &entry.reg;
-    let policy = reg.on_error_on(event);
     warn!(hook = %entry.id, error = %err, on_error = policy.as_str(), "hook failed");
     match policy {
         OnError::Skip => false,

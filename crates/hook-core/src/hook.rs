@@ -28,6 +28,22 @@ pub trait Hook: Send + Sync + fmt::Debug {
     /// Releases long-lived resources (a process hook's child). Called once when the engine
     /// shuts down or the hook's level is replaced. The default does nothing.
     async fn shutdown(&self) {}
+
+    /// Whether the hook promises never to change the context on `event`: it only decides
+    /// (continue, deny, stop, respond) and adds effects (messages, context text). Asked once,
+    /// when the hook is registered; the default is `false`.
+    ///
+    /// Hooks that promise this and stand next to each other in a chain run at once instead of
+    /// one after another (nothing one of them could change would reach the next); their
+    /// answers are still merged in chain order, so the first halt in that order decides, and
+    /// the hooks after it in the group have run although their answers are dropped. A change
+    /// such a hook answers anyway is never applied: the hook failed with an invalid output,
+    /// and its failure policy applies, `skip` counting as `deny` (a guard that made the
+    /// promise by mistake must not pass silently).
+    fn changes_nothing(&self, event: Event) -> bool {
+        let _ = event;
+        false
+    }
 }
 
 /// A condition a hook's own dialect puts on running it (a Claude Code matcher and `if` rule),

@@ -178,6 +178,9 @@ pub(crate) struct Registered {
     pub(crate) outlasts_chain: bool,
     default_timeouts: Vec<(Event, Duration)>,
     pub(crate) session: Option<Arc<str>>,
+    /// One bit per event ([`Event::index`]) on which the hook promised to change nothing
+    /// ([`Hook::changes_nothing`], asked once here).
+    read_only: u64,
     is_shut_down: AtomicBool,
 }
 
@@ -214,6 +217,11 @@ impl Registered {
             )
             .map(Arc::new)
         });
+        let read_only = registration
+            .events
+            .iter()
+            .filter(|event| registration.hook.changes_nothing(**event))
+            .fold(0u64, |mask, event| mask | 1 << event.index());
         Ok(Registered {
             level: registration.level,
             name,
@@ -236,8 +244,14 @@ impl Registered {
             outlasts_chain: registration.outlasts_chain,
             default_timeouts: registration.default_timeouts,
             session: registration.session,
+            read_only,
             is_shut_down: AtomicBool::new(false),
         })
+    }
+
+    /// Whether the hook promised to change nothing on `event` ([`Hook::changes_nothing`]).
+    pub(crate) fn changes_nothing(&self, event: Event) -> bool {
+        self.read_only & 1 << event.index() != 0
     }
 
     /// Calls [`Hook::shutdown`] unless it was already called.

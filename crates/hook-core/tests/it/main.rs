@@ -12,6 +12,7 @@ mod failures;
 mod filters;
 mod merge_laws;
 mod observers;
+mod read_only;
 mod registry;
 mod respond;
 mod session_spec;
