@@ -6,7 +6,9 @@
 //!
 //! - `--reads METHOD=MEMBER,MEMBER,...` (repeatable): read only these params members of METHOD,
 //!   e.g. `--reads before_llm=model,tools`;
-//! - `--history-delta`: receive `before_llm`'s history as a delta (the handler still sees it whole).
+//! - `--history-delta`: receive `before_llm`'s history as a delta (the handler still sees it whole);
+//! - `--read-only METHOD,METHOD,...`: promise to change nothing on these methods (it echoes,
+//!   so it never does), letting the host run it at once with its like.
 
 use hook_process::server::{Handler, serve_stdio};
 use hook_protocol::{
@@ -62,13 +64,19 @@ fn options() -> Result<ExtensionOptIn, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--history-delta" => reads.history_delta = true,
+            "--read-only" => {
+                let value = args.next().ok_or("--read-only needs METHOD,METHOD,...")?;
+                reads.read_only.extend(value.split(',').map(str::to_owned));
+            }
             "--reads" => {
                 let value = args.next().ok_or("--reads needs METHOD=MEMBER,...")?;
                 let (method, members) = value.split_once('=').ok_or("--reads needs METHOD=MEMBER,...")?;
                 reads.reads.insert(method.to_owned(), members.split(',').map(str::to_owned).collect());
             }
             other => {
-                return Err(format!("unknown option `{other}`; expected --reads METHOD=MEMBERS or --history-delta"));
+                return Err(format!(
+                    "unknown option `{other}`; expected --reads METHOD=MEMBERS, --history-delta or --read-only METHODS"
+                ));
             }
         }
     }

@@ -1,6 +1,6 @@
-//! hookwire's extensions of the PicoClaw protocol, host side: field selection (`reads`) and the
-//! `before_llm` history as a delta (`history_delta`), negotiated in `hook.hello`. See
-//! `docs/process-extensions.md`.
+//! hookwire's extensions of the PicoClaw protocol, host side: field selection (`reads`), the
+//! `before_llm` history as a delta (`history_delta`) and the promise to change nothing
+//! (`read_only`), negotiated in `hook.hello`. See `docs/process-extensions.md`.
 
 use std::{
     collections::{HashMap, HashSet, hash_map::RandomState},
@@ -46,7 +46,11 @@ const MEMBERS: [(&str, &[&str]); 5] = [
 pub(crate) fn offer() -> ExtensionOffer {
     ExtensionOffer {
         version: EXTENSION_VERSION,
-        extensions: vec![extension::READS.to_owned(), extension::HISTORY_DELTA.to_owned()],
+        extensions: vec![
+            extension::READS.to_owned(),
+            extension::HISTORY_DELTA.to_owned(),
+            extension::READ_ONLY.to_owned(),
+        ],
     }
 }
 
@@ -89,6 +93,8 @@ pub(crate) struct Negotiated {
     history: Mutex<HistoryState>,
     /// See [`Negotiated::delta_key`].
     delta_key: Option<&'static str>,
+    /// The methods whose params the hook promised never to change.
+    read_only: Vec<&'static str>,
 }
 
 impl Negotiated {
@@ -122,13 +128,37 @@ impl Negotiated {
             let key = intern(format!("picoclaw.{method}?{}", selected.join(",")));
             reads.insert(*method, Selection { members: selected, key });
         }
-        let mut negotiated =
-            Negotiated { reads, history_delta: opt_in.history_delta, history: Mutex::default(), delta_key: None };
+        let mut read_only = Vec::new();
+        for method in &opt_in.read_only {
+            let full = if method.starts_with("hook.") { method.clone() } else { format!("hook.{method}") };
+            let Some((known, _)) = MEMBERS.iter().find(|(m, _)| *m == full) else {
+                return Err(format!(
+                    "hook `{name}` promised in hook.hello (hookwire.read_only) to change nothing on `{method}`, \
+                     which is not a method that can change anything; use one of {}",
+                    MEMBERS.iter().map(|(m, _)| *m).collect::<Vec<_>>().join(", ")
+                ));
+            };
+            if !read_only.contains(known) {
+                read_only.push(*known);
+            }
+        }
+        let mut negotiated = Negotiated {
+            reads,
+            history_delta: opt_in.history_delta,
+            history: Mutex::default(),
+            delta_key: None,
+            read_only,
+        };
         if negotiated.delta_messages() {
             let base = negotiated.selection(method::BEFORE_LLM).map_or("picoclaw.before_llm", |s| s.key);
             negotiated.delta_key = Some(intern(format!("{base}#delta")));
         }
         Ok(negotiated)
+    }
+
+    /// Whether the hook promised never to change the params of `method`.
+    pub(crate) fn changes_nothing(&self, method: &str) -> bool {
+        self.read_only.contains(&method)
     }
 
     /// The cache key of `before_llm`'s params without `messages`, for a history-delta hook.

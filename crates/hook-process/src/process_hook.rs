@@ -235,6 +235,16 @@ impl ProcessHook {
 
 #[async_trait]
 impl Hook for ProcessHook {
+    /// As the process promised in its first handshake (`hookwire.read_only`); asked once, at
+    /// registration, so an incarnation started after a crash cannot widen the promise.
+    fn changes_nothing(&self, event: Event) -> bool {
+        let (method, _) = mapping::route(event);
+        match &*self.shared.slot.borrow() {
+            Slot::Running(live) => live.ext.as_ref().is_some_and(|ext| ext.changes_nothing(method)),
+            _ => false,
+        }
+    }
+
     async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
         let (method, mode) = mapping::route(input.event);
         let live = self.shared.live(input.deadline).await?;

@@ -31,8 +31,11 @@
 //! extensions in `hook.hello`, the server opts in, so the host sends only those members (and
 //! only the messages that changed). The handler still receives whole params: members it did not
 //! ask for are empty (`None`, `""`), and the history is reassembled from the deltas, so it is
-//! written as if nothing changed. With a host that offers no extensions (PicoClaw), everything
-//! is sent and received as before. The wire format is in `docs/process-extensions.md`.
+//! written as if nothing changed. A handler that only decides (it never answers a changed
+//! request, response, call or result) says so in `read_only`, and the host runs it at once with
+//! its neighbours that promised the same. With a host that offers no extensions (PicoClaw),
+//! everything is sent and received as before. The wire format is in
+//! `docs/process-extensions.md`.
 //!
 //! ```
 //! use hook_process::server::Handler;
@@ -46,6 +49,7 @@
 //!     fn reads(&self) -> ExtensionOptIn {
 //!         let mut reads = ExtensionOptIn::default();
 //!         reads.reads.insert("before_llm".into(), vec!["model".into()]);
+//!         reads.read_only.push("before_llm".into()); // it aborts, it never rewrites
 //!         reads
 //!     }
 //!
@@ -93,8 +97,9 @@ const MAX_REQUEST_LINE: usize = 256 * 1024 * 1024;
 #[async_trait]
 pub trait Handler: Send + Sync + 'static {
     /// What the hook reads, as hookwire's extensions put it (see the module docs): per method,
-    /// the params members it uses, and `history_delta` to receive `before_llm`'s history as a
-    /// delta. The default asks for nothing: every member, every message, as PicoClaw sends them.
+    /// the params members it uses, `history_delta` to receive `before_llm`'s history as a
+    /// delta, and `read_only`, the methods on which it never answers a change. The default asks
+    /// for nothing: every member, every message, as PicoClaw sends them, run in turn.
     fn reads(&self) -> ExtensionOptIn {
         ExtensionOptIn::default()
     }
@@ -346,6 +351,9 @@ impl<H: Handler> Served<H> {
             if !offer.extensions.iter().any(|e| e == extension::HISTORY_DELTA) {
                 opt_in.history_delta = false;
             }
+            if !offer.extensions.iter().any(|e| e == extension::READ_ONLY) {
+                opt_in.read_only.clear();
+            }
             result.hookwire = (!opt_in.is_empty()).then_some(opt_in);
         }
         Ok(result)
@@ -463,7 +471,11 @@ mod tests {
     #[async_trait]
     impl Handler for Reader {
         fn reads(&self) -> ExtensionOptIn {
-            let mut reads = ExtensionOptIn { history_delta: true, ..ExtensionOptIn::default() };
+            let mut reads = ExtensionOptIn {
+                history_delta: true,
+                read_only: vec!["before_llm".into()],
+                ..ExtensionOptIn::default()
+            };
             reads.reads.insert("before_llm".into(), vec!["model".into(), "messages".into()]);
             reads
         }
@@ -478,6 +490,28 @@ mod tests {
             let reason = format!("{}:{}", params.model.unwrap_or_default(), texts.join("|"));
             Ok(BeforeLlmResult { reason: Some(reason), ..BeforeLlmResult::default() })
         }
+    }
+
+    #[tokio::test]
+    async fn the_server_opts_in_to_what_is_offered_only() {
+        let hello = |offered: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"hook.hello","params":{{"name":"x","version":1,"hookwire":{{"version":1,"extensions":{offered}}}}}}}"#
+            ) + "\n"
+        };
+        let all = exchange_with(&hello(r#"["reads","history_delta","read_only"]"#), Reader).await;
+        assert_eq!(
+            all[0]["result"]["hookwire"],
+            serde_json::json!({
+                "reads": {"before_llm": ["model", "messages"]},
+                "history_delta": true,
+                "read_only": ["before_llm"]
+            })
+        );
+        let promise_only = exchange_with(&hello(r#"["read_only"]"#), Reader).await;
+        assert_eq!(promise_only[0]["result"]["hookwire"], serde_json::json!({"read_only": ["before_llm"]}));
+        let none = exchange_with(&hello("[]"), Reader).await;
+        assert_eq!(none[0]["result"].get("hookwire"), None, "{none:?}");
     }
 
     #[tokio::test]

@@ -126,6 +126,9 @@ pub mod extension {
     pub const READS: &str = "reads";
     /// The `before_llm` message history as a delta against what the hook last acknowledged.
     pub const HISTORY_DELTA: &str = "history_delta";
+    /// A hook names the methods whose params it never changes: next to other such hooks it
+    /// runs at once instead of in turn.
+    pub const READ_ONLY: &str = "read_only";
 }
 
 /// JSON-RPC error code a hook answers with when it cannot apply a history delta (it does not
@@ -137,7 +140,7 @@ pub const HISTORY_RESYNC_CODE: i64 = -32090;
 pub struct ExtensionOffer {
     /// The extensions' version, currently 1.
     pub version: u32,
-    /// The extensions on offer: `reads`, `history_delta`.
+    /// The extensions on offer: `reads`, `history_delta`, `read_only`.
     #[serde(default)]
     pub extensions: Vec<String>,
 }
@@ -154,12 +157,18 @@ pub struct ExtensionOptIn {
     /// acknowledged ([`HistoryDelta`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub history_delta: bool,
+    /// The methods (`hook.before_llm` or `before_llm`) on which the hook promises never to
+    /// answer a change (a `request`, `response` or `call` member, or `result` on `after_tool`):
+    /// it only decides and observes. Such hooks next to each other in a chain run at once; a change answered anyway
+    /// is refused and halts the chain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_only: Vec<String>,
 }
 
 impl ExtensionOptIn {
     /// Whether the hook asked for nothing (it receives PicoClaw's payloads).
     pub fn is_empty(&self) -> bool {
-        self.reads.is_empty() && !self.history_delta
+        self.reads.is_empty() && !self.history_delta && self.read_only.is_empty()
     }
 }
 

@@ -85,7 +85,11 @@ async fn a_hook_that_asks_nothing_gets_picoclaw_params_byte_for_byte() {
     shutdown_and_check(&hook).await;
 
     let lines: Vec<String> = std::fs::read_to_string(&record).unwrap().lines().map(str::to_owned).collect();
-    assert!(lines[0].contains(r#""hookwire":{"version":1,"extensions":["reads","history_delta"]}"#), "{}", lines[0]);
+    assert!(
+        lines[0].contains(r#""hookwire":{"version":1,"extensions":["reads","history_delta","read_only"]}"#),
+        "{}",
+        lines[0]
+    );
     // The params as PicoClaw's own types write them, every member, nothing added.
     let meta = hook_protocol::Meta {
         agent_id: Some(String::new()),

@@ -11,6 +11,7 @@ mod handshake;
 mod invalid_output;
 mod long_line;
 mod notifications;
+mod read_only;
 mod rust_server;
 mod shutdown;
 mod stderr_log;

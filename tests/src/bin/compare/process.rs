@@ -369,38 +369,50 @@ async fn delta_rows(plan: &Plan, echo: &str, big: &mut Context) -> Result<Vec<Ro
         vec![echo.to_owned(), "--history-delta".into(), "--reads".into(), format!("before_llm={reads}")]
     };
     let mut rows = Vec::new();
-
-    // 8 vs 1, reading `model` and `tools` only.
-    let reads = "model,tools";
-    let eight = engine_with(8, &command(reads), &events).await?;
-    let one = engine_with(1, &command(reads), &events).await?;
-    check(&eight.fire(Event::PreLlmRequest, big).await, 8, "5 MB context through 8 delta hooks")?;
-    check(&one.fire(Event::PreLlmRequest, big).await, 1, "5 MB context through 1 delta hook")?;
     let failures = AtomicUsize::new(0);
-    let mut big_b = big.clone();
-    let times = crate::alternate!(
-        3,
-        plan.pick(300, 30),
-        {
-            let started = Instant::now();
-            fire(&eight, Event::PreLlmRequest, big, &failures).await;
-            since(started)
-        },
-        {
-            let started = Instant::now();
-            fire(&one, Event::PreLlmRequest, &mut big_b, &failures).await;
-            since(started)
-        },
-    );
-    drop(big_b);
-    failed(&failures, "8 delta hooks")?;
-    rows.push(Row::new(
-        "8 process hooks vs 1 reading `model`, `tools` (hookwire reads + history delta), pre_llm_request, 5 MB context (per fire)",
-        times,
-        Target::RatioAtMost(2.0),
-    ));
-    eight.shutdown().await;
-    one.shutdown().await;
+
+    // 8 vs 1, reading `model` and `tools` only: hooks that promise to change nothing (they run
+    // at once), then the same hooks without the promise (they run in turn).
+    let reads = "model,tools";
+    for (promise, label, target) in [
+        (true, "reads + history delta + read_only: run at once", Target::RatioAtMost(2.0)),
+        (false, "reads + history delta, no read_only: run in turn", Target::Info),
+    ] {
+        let mut command = command(reads);
+        if promise {
+            command.extend(["--read-only".into(), "before_llm".into()]);
+        }
+        let eight = engine_with(8, &command, &events).await?;
+        let one = engine_with(1, &command, &events).await?;
+        check(&eight.fire(Event::PreLlmRequest, big).await, 8, "5 MB context through 8 delta hooks")?;
+        check(&one.fire(Event::PreLlmRequest, big).await, 1, "5 MB context through 1 delta hook")?;
+        let mut big_b = big.clone();
+        let times = crate::alternate!(
+            3,
+            plan.pick(300, 30),
+            {
+                let started = Instant::now();
+                fire(&eight, Event::PreLlmRequest, big, &failures).await;
+                since(started)
+            },
+            {
+                let started = Instant::now();
+                fire(&one, Event::PreLlmRequest, &mut big_b, &failures).await;
+                since(started)
+            },
+        );
+        drop(big_b);
+        failed(&failures, "8 delta hooks")?;
+        rows.push(Row::new(
+            format!(
+                "8 process hooks vs 1 reading `model`, `tools` (hookwire {label}), pre_llm_request, 5 MB context (per fire)"
+            ),
+            times,
+            target,
+        ));
+        eight.shutdown().await;
+        one.shutdown().await;
+    }
 
     // History length: 10,000 vs 100 messages through one hook; one message appended per fire,
     // as in a conversation, and the history cut back when it grows by 100.
