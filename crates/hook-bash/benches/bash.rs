@@ -52,7 +52,7 @@ struct Setup {
     hook: Arc<BashHook>,
     context: Arc<Context>,
     cache: Arc<SerializedCache>,
-    payload: Arc<[u8]>,
+    payload: hook_core::SharedBytes,
 }
 
 impl Setup {

@@ -1,15 +1,9 @@
 //! One run of a shell command with a payload on stdin: what both kinds of command hook (j-cli
 //! `bash` and the Claude Code family's `command`) share.
 
-use std::{
-    ffi::OsStr,
-    io,
-    path::Path,
-    process::ExitStatus,
-    sync::{Arc, OnceLock},
-    time::Duration,
-};
+use std::{ffi::OsStr, io, path::Path, process::ExitStatus, sync::OnceLock, time::Duration};
 
+use hook_core::SharedBytes;
 use tokio::{
     io::AsyncWriteExt,
     process::{Child, ChildStderr, ChildStdin, ChildStdout},
@@ -56,7 +50,7 @@ pub(crate) async fn exchange(
     stdin: ChildStdin,
     stdout: ChildStdout,
     stderr: ChildStderr,
-    payload: Arc<[u8]>,
+    payload: SharedBytes,
     (max_stdout, max_stderr): (usize, usize),
 ) -> Result<Finished, Abandoned> {
     let over_cap = |stream: Stream| {
@@ -86,7 +80,7 @@ pub(crate) async fn exchange(
 
 /// Writes the payload and closes stdin. A hook that exits without reading it makes the write
 /// fail (BrokenPipe), which is not an error.
-pub(crate) async fn write_stdin(mut stdin: ChildStdin, payload: Arc<[u8]>) {
+pub(crate) async fn write_stdin(mut stdin: ChildStdin, payload: SharedBytes) {
     if let Err(error) = stdin.write_all(&payload).await
         && error.kind() != io::ErrorKind::BrokenPipe
     {

@@ -81,12 +81,12 @@ impl<'a> HookInput<'a> {
 
     /// The payload serialized for one dialect (`key`), computed once per context version and
     /// shared by every hook that reads the same dialect.
-    pub fn serialized(&self, key: &'static str, serialize: impl FnOnce(Event, &Context) -> Vec<u8>) -> Arc<[u8]> {
+    pub fn serialized(&self, key: &'static str, serialize: impl FnOnce(Event, &Context) -> Vec<u8>) -> SharedBytes {
         self.cache.get_or_insert(key, || serialize(self.event, self.context))
     }
 
     /// The j-cli `HookContext` JSON of this event: what bash and llm hooks read.
-    pub fn hook_context_json(&self) -> Arc<[u8]> {
+    pub fn hook_context_json(&self) -> SharedBytes {
         self.serialized("jcli.hook_context", |event, context| {
             // A `HookContext` holds only strings, maps and sequences: serializing it cannot fail.
             hook_protocol::serde_json::to_vec(&context.to_hook_context(event)).unwrap_or_default()
@@ -94,8 +94,47 @@ impl<'a> HookInput<'a> {
     }
 }
 
+/// Bytes serialized once and shared by every hook of a fire: a clone is a reference count, and
+/// the buffer the serializer wrote is kept as it is. (Moving it into an `Arc<[u8]>` would copy
+/// it, and for a 5 MB history hold it twice at the moment of the copy.)
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SharedBytes(Arc<Vec<u8>>);
+
+impl SharedBytes {
+    /// The bytes of `buffer`, without copying them.
+    pub fn new(buffer: Vec<u8>) -> Self {
+        SharedBytes(Arc::new(buffer))
+    }
+}
+
+impl std::ops::Deref for SharedBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for SharedBytes {
+    fn from(buffer: Vec<u8>) -> Self {
+        SharedBytes::new(buffer)
+    }
+}
+
+impl fmt::Debug for SharedBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SharedBytes({} bytes)", self.0.len())
+    }
+}
+
 /// One dialect's serialized payload.
-type CacheEntry = (&'static str, Arc<[u8]>);
+type CacheEntry = (&'static str, SharedBytes);
 
 /// Serialized payloads of one context version, by dialect key.
 #[derive(Debug, Default)]
@@ -105,12 +144,12 @@ pub struct SerializedCache {
 
 impl SerializedCache {
     /// The bytes for `key`, serializing them on first use.
-    pub fn get_or_insert(&self, key: &'static str, serialize: impl FnOnce() -> Vec<u8>) -> Arc<[u8]> {
+    pub fn get_or_insert(&self, key: &'static str, serialize: impl FnOnce() -> Vec<u8>) -> SharedBytes {
         let mut entries = self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some((_, bytes)) = entries.iter().find(|(k, _)| *k == key) {
             return bytes.clone();
         }
-        let bytes: Arc<[u8]> = serialize().into();
+        let bytes = SharedBytes::new(serialize());
         entries.push((key, bytes.clone()));
         bytes
     }

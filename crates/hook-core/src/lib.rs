@@ -55,7 +55,7 @@ pub use engine::{Engine, EngineBuilder, LoadError};
 pub use error::{BuildError, HookError, OutcomeClass, fmt_duration, head_chars, tail_chars};
 pub use filter::{CompiledFilter, FilterError};
 pub use hook::{
-    Gate, Hook, HookInput, IntoHookResult, Observer, ObserverEvent, SerializedCache, hook_fn, hook_fn_sync,
+    Gate, Hook, HookInput, IntoHookResult, Observer, ObserverEvent, SerializedCache, SharedBytes, hook_fn, hook_fn_sync,
 };
 pub use hook_protocol::config::{HookFilter, OnError};
 pub use hook_protocol::{Context, Event};

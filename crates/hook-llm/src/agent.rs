@@ -15,6 +15,7 @@ use std::{
 use async_trait::async_trait;
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec,
+    SharedBytes,
     agent::{AgentGate, hook_input, read_http_body, read_prompt_verdict},
     head_chars,
 };
@@ -59,7 +60,7 @@ fn input_cache_key(agent: Agent) -> &'static str {
 }
 
 /// The hook input of `agent` for this run, as compact JSON.
-fn input_json(agent: Agent, input: &HookInput<'_>) -> Arc<[u8]> {
+fn input_json(agent: Agent, input: &HookInput<'_>) -> SharedBytes {
     input.serialized(input_cache_key(agent), |event, context| {
         // A map of JSON values always serializes.
         serde_json::to_vec(&hook_input(agent, event, context)).unwrap_or_else(|_| b"{}".to_vec())

@@ -5,9 +5,10 @@
 use std::{
     collections::{HashMap, HashSet, hash_map::RandomState},
     hash::{BuildHasher, Hasher},
-    sync::{Arc, Mutex, OnceLock},
+    sync::{Mutex, OnceLock},
 };
 
+use hook_core::SharedBytes;
 use hook_protocol::{
     ChatMessage,
     picoclaw::{
@@ -185,7 +186,7 @@ impl Negotiated {
     /// Starts a `before_llm` call whose messages have `hashes` ([`message_hashes`]): the
     /// delta against the acknowledged history, or a full resend when there is none.
     /// `whole` forces a full resend (the hook just refused a delta).
-    pub(crate) fn begin(&self, hashes: &Arc<[u8]>, whole: bool) -> HistoryDelta {
+    pub(crate) fn begin(&self, hashes: &SharedBytes, whole: bool) -> HistoryDelta {
         let mut state = self.history();
         state.next += 1;
         let version = state.next;
@@ -227,7 +228,7 @@ const MAX_PENDING: usize = 16;
 /// The params of a history-delta `before_llm` call: `messages` (the serialized messages from
 /// `delta.keep` on, or all of them), the `hookwire` member, then the members of `rest` (the
 /// shared params without `messages`), which are not copied.
-pub(crate) fn delta_params(delta: HistoryDelta, messages: Chunk, rest: &Arc<[u8]>) -> Vec<Chunk> {
+pub(crate) fn delta_params(delta: HistoryDelta, messages: Chunk, rest: &SharedBytes) -> Vec<Chunk> {
     let extension = ParamsExtension { history: Some(delta) };
     let mut middle = format!(",\"{EXTENSION_MEMBER}\":").into_bytes();
     middle.extend(serde_json::to_vec(&extension).unwrap_or_else(|_| b"{}".to_vec()));
@@ -249,9 +250,9 @@ struct HistoryState {
     /// The last version handed out.
     next: u64,
     /// The version the hook acknowledged, with its messages' hashes.
-    acked: Option<(u64, Arc<[u8]>)>,
+    acked: Option<(u64, SharedBytes)>,
     /// Versions sent and not yet acknowledged.
-    pending: Vec<(u64, Arc<[u8]>)>,
+    pending: Vec<(u64, SharedBytes)>,
 }
 
 fn as_hashes(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
@@ -323,7 +324,7 @@ mod tests {
         let ext = negotiated(serde_json::json!({"history_delta": true})).unwrap();
         assert!(ext.delta_messages());
         let mut messages: Vec<_> = (0..3).map(|i| ChatMessage::text(Role::User, format!("m{i}"))).collect();
-        let hashes = |m: &[ChatMessage]| -> Arc<[u8]> { message_hashes(m).into() };
+        let hashes = |m: &[ChatMessage]| -> SharedBytes { message_hashes(m).into() };
 
         let d1 = ext.begin(&hashes(&messages), false);
         assert_eq!(d1, HistoryDelta { version: 1, base: None, keep: 0 });
@@ -343,7 +344,7 @@ mod tests {
     fn a_resend_is_whole_even_after_another_call_settled() {
         let ext = negotiated(serde_json::json!({"history_delta": true})).unwrap();
         let messages: Vec<_> = (0..3).map(|i| ChatMessage::text(Role::User, format!("m{i}"))).collect();
-        let hashes: Arc<[u8]> = message_hashes(&messages).into();
+        let hashes: SharedBytes = message_hashes(&messages).into();
         let first = ext.begin(&hashes, false);
         ext.finish(first.version, Some(first.version));
         let refused = ext.begin(&hashes, false);
@@ -361,10 +362,10 @@ mod tests {
             chunks.iter().map(|c| String::from_utf8_lossy(c.bytes()).into_owned()).collect::<String>()
         };
         let delta = HistoryDelta { version: 2, base: Some(1), keep: 5 };
-        let rest: Arc<[u8]> = br#"{"model":"m"}"#.to_vec().into();
+        let rest: SharedBytes = br#"{"model":"m"}"#.to_vec().into();
         let sent = text(&delta_params(delta, Chunk::Static(b"[]"), &rest));
         assert_eq!(sent, r#"{"messages":[],"hookwire":{"history":{"version":2,"base":1,"keep":5}},"model":"m"}"#);
-        let empty: Arc<[u8]> = b"{}".to_vec().into();
+        let empty: SharedBytes = b"{}".to_vec().into();
         let sent = text(&delta_params(delta, Chunk::Static(b"[]"), &empty));
         assert_eq!(sent, r#"{"messages":[],"hookwire":{"history":{"version":2,"base":1,"keep":5}}}"#);
     }

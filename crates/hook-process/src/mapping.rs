@@ -1,11 +1,9 @@
 //! The mapping between hookwire events and PicoClaw methods: which method an event calls, the
 //! params built from the [`Context`], and how a result becomes a [`HookOutput`].
 
-use std::sync::Arc;
-
 use crate::{conn::Answer, extensions::Selection, outbox::Chunk};
 
-use hook_core::{Action, HookError, HookInput, HookOutput};
+use hook_core::{Action, HookError, HookInput, HookOutput, SharedBytes};
 use hook_protocol::{
     Context, Event, HookResult, Meta, ToolResult, from_json_value,
     picoclaw::{
@@ -113,7 +111,7 @@ pub(crate) fn params(
     input: &HookInput<'_>,
     selection: Option<&Selection>,
     without_messages: Option<&'static str>,
-) -> Arc<[u8]> {
+) -> SharedBytes {
     let arguments = matches!(input.event, Event::PreToolExecution | Event::ApproveTool).then(|| tool_arguments(input));
     let arguments = arguments.as_deref();
     let Some(selection) = selection else {
@@ -136,7 +134,7 @@ pub(crate) fn params(
 /// The tool's arguments as they are sent (the context's text parsed and written compactly, as
 /// PicoClaw does), serialized once per fire; empty when the context has none. A hook that
 /// echoes them unchanged answers with these very bytes.
-pub(crate) fn tool_arguments(input: &HookInput<'_>) -> Arc<[u8]> {
+pub(crate) fn tool_arguments(input: &HookInput<'_>) -> SharedBytes {
     input.serialized("picoclaw.tool_arguments", |_, c| {
         c.tool_arguments_value().map(|v| to_bytes(&v)).unwrap_or_default()
     })
@@ -170,7 +168,7 @@ pub(crate) fn params_chunks(input: &HookInput<'_>, selection: Option<&Selection>
 }
 
 /// PicoClaw's params, every member, exactly as PicoClaw writes them.
-fn picoclaw_params(input: &HookInput<'_>, arguments: Option<&[u8]>) -> Arc<[u8]> {
+fn picoclaw_params(input: &HookInput<'_>, arguments: Option<&[u8]>) -> SharedBytes {
     let all = |e, c: &Context| selected(e, c, &|_| true, arguments);
     match input.event {
         Event::PreLlmRequest => input.serialized("picoclaw.before_llm", all),

@@ -11,6 +11,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+use hook_core::SharedBytes;
 use tokio::{net::unix::pipe, sync::Notify};
 
 /// Above this many queued bytes, [`Outbox::send`] waits for the hook to read.
@@ -22,7 +23,7 @@ pub(crate) enum Chunk {
     /// Bytes of this line only.
     Owned(Vec<u8>),
     /// Shared bytes (a fire's serialized params), from the given offset on.
-    Shared(Arc<[u8]>, usize),
+    Shared(SharedBytes, usize),
     /// Constant bytes.
     Static(&'static [u8]),
 }
@@ -47,6 +48,12 @@ pub(crate) struct Line {
 }
 
 impl Line {
+    /// Where each chunk's bytes are.
+    #[cfg(test)]
+    pub(crate) fn chunk_addresses(&self) -> Vec<*const u8> {
+        self.chunks.iter().map(|chunk| chunk.bytes().as_ptr()).collect()
+    }
+
     /// A line of `chunks`.
     pub(crate) fn new(chunks: Vec<Chunk>) -> Line {
         let len = chunks.iter().map(|c| c.bytes().len()).sum();

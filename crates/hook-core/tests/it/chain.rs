@@ -253,6 +253,21 @@ async fn the_payload_is_serialized_once_and_again_only_after_a_change() {
     assert_eq!(n_serialized.load(std::sync::atomic::Ordering::SeqCst), 2);
 }
 
+#[test]
+fn the_serialized_buffer_is_shared_as_written_never_copied() {
+    // A copy would hold a 5 MB history twice at its peak.
+    let cache = hook_core::SerializedCache::default();
+    let mut written = None;
+    let bytes = cache.get_or_insert("test.big", || {
+        let buffer = vec![b'x'; 1 << 20];
+        written = Some(buffer.as_ptr());
+        buffer
+    });
+    assert_eq!(Some(bytes.as_ptr()), written);
+    let again = cache.get_or_insert("test.big", || unreachable!("serialized once"));
+    assert_eq!(again.as_ptr(), bytes.as_ptr());
+}
+
 #[tokio::test]
 async fn hooks_of_an_event_nothing_can_change_run_concurrently() {
     // Each hook waits for all three to have started: only a concurrent run gets past the barrier
