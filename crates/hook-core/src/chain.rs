@@ -490,11 +490,13 @@ fn merge(
     });
     let trace = &mut traces[slot];
     let mut is_broken_promise = false;
+    // Only a change the event allows breaks the promise: the others are dropped anyway.
     if let Ok(output) = result
         && !output.patch.is_empty()
         && entry.reg.changes_nothing(outcome.event)
+        && Field::ALL.into_iter().any(|field| output.patch.sets(field) && cap.may_change(field))
     {
-        *result = Err(broken_promise(entry, outcome.event, output));
+        *result = Err(broken_promise(cap, entry, outcome.event, output));
         is_broken_promise = true;
     }
     let is_halted = match result {
@@ -695,9 +697,12 @@ fn merge_output(
 
 /// The error of a hook that promised to change nothing on `event` and answered `output` with
 /// changes anyway.
-fn broken_promise(entry: &Entry, event: Event, output: &HookOutput) -> HookError {
-    let fields: Vec<String> =
-        Field::ALL.into_iter().filter(|field| output.patch.sets(*field)).map(|field| format!("`{field}`")).collect();
+fn broken_promise(cap: &Capability, entry: &Entry, event: Event, output: &HookOutput) -> HookError {
+    let fields: Vec<String> = Field::ALL
+        .into_iter()
+        .filter(|field| output.patch.sets(*field) && cap.may_change(*field))
+        .map(|field| format!("`{field}`"))
+        .collect();
     HookError::invalid_output(
         format!(
             "the hook promised to change nothing on {event} but answered with a change to {}; the change is refused and the chain \

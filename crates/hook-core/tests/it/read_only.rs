@@ -278,3 +278,17 @@ async fn a_failure_in_a_group_follows_the_hooks_policy() {
     assert_eq!(outcome.decision, Decision::Continue);
     assert_eq!(outcome.effects.system_messages, ["from c", "from d"]);
 }
+
+#[tokio::test]
+async fn a_change_the_event_does_not_allow_is_dropped_as_always_not_a_broken_promise() {
+    let setup = Setup::new();
+    setup.add("promising", true, None, |_| HookOutput {
+        patch: ContextPatch { tool_arguments: Some("{}".into()), ..ContextPatch::default() },
+        ..HookOutput::default()
+    });
+    let mut context = request();
+    let outcome = setup.engine.fire(Event::PreLlmRequest, &mut context).await;
+    assert_eq!(outcome.decision, Decision::Continue, "{outcome:?}");
+    assert_eq!(outcome.trace[0].error.as_ref().map(ToString::to_string), None);
+    assert_eq!(outcome.trace[0].dropped.iter().map(ToString::to_string).collect::<Vec<_>>(), ["tool_arguments"]);
+}
