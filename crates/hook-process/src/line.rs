@@ -27,7 +27,8 @@ pub(crate) async fn read_line_bounded<R: AsyncBufRead + Unpin>(
         if available.is_empty() {
             return Ok(LineRead::Eof);
         }
-        let (chunk, found_newline) = match available.iter().position(|b| *b == b'\n') {
+        // memchr, not a byte-by-byte search: it showed in the profile of a 1 MiB reply.
+        let (chunk, found_newline) = match memchr::memchr(b'\n', available) {
             Some(pos) => (&available[..pos], true),
             None => (available, false),
         };

@@ -136,7 +136,15 @@ pub(crate) fn params(
 /// echoes them unchanged answers with these very bytes.
 pub(crate) fn tool_arguments(input: &HookInput<'_>) -> SharedBytes {
     input.serialized("picoclaw.tool_arguments", |_, c| {
-        c.tool_arguments_value().map(|v| to_bytes(&v)).unwrap_or_default()
+        let Some(value) = c.tool_arguments_value() else { return Vec::new() };
+        // Written compactly the text rarely grows: sized once, a 1 MiB argument is not copied
+        // through a dozen doublings of its buffer.
+        let mut bytes = Vec::with_capacity(c.tool_arguments.as_deref().map_or(0, str::len) + 16);
+        if serde_json::to_writer(&mut bytes, &value).is_err() {
+            // A JSON value always serializes.
+            return b"{}".to_vec();
+        }
+        bytes
     })
 }
 
