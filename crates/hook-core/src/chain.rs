@@ -296,7 +296,7 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     let mut outcome = FireOutcome::empty(event);
     outcome.trace.reserve(entries.len());
     if cap.is_notify_only() {
-        run_concurrently(env, entries, event, context, &cache, chain_deadline, &mut outcome).await;
+        run_at_once(env, cap, entries, event, context, &cache, chain_deadline, &mut outcome, false).await;
         return outcome;
     }
     // This task's waker, to poll each hook's first attempt in place (see above).
@@ -312,7 +312,8 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
                 let group = &entries[next - 1..end];
                 next = end;
                 let is_halted =
-                    Box::pin(run_group(env, cap, group, event, context, &cache, chain_deadline, &mut outcome)).await;
+                    Box::pin(run_at_once(env, cap, group, event, context, &cache, chain_deadline, &mut outcome, true))
+                        .await;
                 clock = Instant::now();
                 if is_halted {
                     break;
@@ -402,11 +403,13 @@ async fn run_all(
     (skipped, join_all(futures).await.into_iter())
 }
 
-/// Runs neighbouring hooks that promised to change nothing on `event`, all at once; merges
-/// their results in chain order up to the first halt (the runs after it are dropped). Returns
-/// whether the chain halts.
+/// Runs `entries` all at once and merges their results in chain order; returns whether the
+/// chain halts. With `first_halt_ends` (neighbours that promised to change nothing, in a chain
+/// that can halt), the merge stops at the first halt and the runs after it are dropped.
+/// Without it (an event nothing can change), every answer is merged and a halt only decides the
+/// outcome, the first in chain order winning.
 #[allow(clippy::too_many_arguments, reason = "the chain's state, passed once per group")]
-async fn run_group(
+async fn run_at_once(
     env: ChainEnv<'_>,
     cap: &Capability,
     entries: &[Arc<Entry>],
@@ -415,6 +418,7 @@ async fn run_group(
     cache: &SerializedCache,
     chain_deadline: Instant,
     outcome: &mut FireOutcome,
+    first_halt_ends: bool,
 ) -> bool {
     let (skipped, mut runs) = run_all(env, entries, event, context, cache, chain_deadline).await;
     for (entry, skipped) in entries.iter().zip(skipped) {
@@ -423,41 +427,17 @@ async fn run_group(
             continue;
         }
         let Some(mut run) = runs.next() else { break };
-        if merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, cache, outcome) {
+        let earlier = outcome.decision.is_halt().then(|| (outcome.decision, outcome.reason.take()));
+        let is_halted = merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, cache, outcome);
+        if let Some((decision, reason)) = earlier {
+            outcome.decision = decision;
+            outcome.reason = reason;
+        } else if is_halted && first_halt_ends {
             debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
             return true;
         }
     }
-    false
-}
-
-/// Runs hooks of an event nothing can change, all at once; merges their results in chain order.
-async fn run_concurrently(
-    env: ChainEnv<'_>,
-    entries: &[Arc<Entry>],
-    event: Event,
-    context: &mut Context,
-    cache: &SerializedCache,
-    chain_deadline: Instant,
-    outcome: &mut FireOutcome,
-) {
-    let (skipped, mut runs) = run_all(env, entries, event, context, cache, chain_deadline).await;
-    let cap = capability(event);
-    for (entry, skipped) in entries.iter().zip(skipped) {
-        if let Some(trace) = skipped {
-            outcome.trace.push(trace);
-            continue;
-        }
-        let Some(mut run) = runs.next() else { break };
-        // Everyone already ran: a halt only decides the outcome (first in chain order wins).
-        let was_halted = outcome.decision.is_halt();
-        let (decision, reason) = (outcome.decision, outcome.reason.take());
-        merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, cache, outcome);
-        if was_halted {
-            outcome.decision = decision;
-            outcome.reason = reason;
-        }
-    }
+    outcome.decision.is_halt()
 }
 
 /// Folds one hook's run (its result, attempts and time) into `outcome`; returns whether the
