@@ -96,9 +96,11 @@
 //! per method, the params members it reads (the others are not sent), and may take
 //! `before_llm`'s history as a delta against the version it last acknowledged, with a full
 //! resend whenever the two sides disagree (a wrong or missing `ack`, the error code -32090 for
-//! an unknown base, a restart). A hook that does not opt in receives PicoClaw's params byte for
-//! byte. The wire format is in `docs/process-extensions.md`; [`server`] negotiates both for a
-//! Rust handler ([`server::Handler::reads`]).
+//! an unknown base, a restart), and may promise to change nothing on some methods
+//! (`read_only`): such hooks next to each other in a chain run at once
+//! ([`hook_core::Hook::changes_nothing`]). A hook that does not opt in receives PicoClaw's params
+//! byte for byte, in turn. The wire format is in `docs/process-extensions.md`; [`server`]
+//! negotiates all three for a Rust handler ([`server::Handler::reads`]).
 
 mod conn;
 mod extensions;
