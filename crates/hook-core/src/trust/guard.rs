@@ -316,4 +316,8 @@ impl Hook for GuardedHook {
     async fn shutdown(&self) {
         self.inner.shutdown().await;
     }
+
+    fn changes_nothing(&self, event: Event) -> bool {
+        self.inner.changes_nothing(event)
+    }
 }

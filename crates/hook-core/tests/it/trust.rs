@@ -12,8 +12,8 @@ use std::{
 
 use config_support::TempDir;
 use hook_core::{
-    BuildError, BuiltHook, Context, Deadlines, Engine, Event, HookError, HookFactory, HookInput, HookOutput, HookSpec,
-    Level, OutcomeClass,
+    BuildError, BuiltHook, Context, Deadlines, Engine, Event, Hook, HookError, HookFactory, HookInput, HookOutput,
+    HookSpec, Level, OutcomeClass,
     config::{ConfigSource, Loaded, load},
     hook_fn,
     trust::{
@@ -518,6 +518,52 @@ async fn a_guarded_hook_fails_its_run_when_its_project_changed() {
     let Some(HookError::SpawnFailed { message, .. }) = &entry.error else { panic!("{entry:?}") };
     assert!(message.contains("`scripts/check.py` changed since the project was trusted"), "{message}");
     engine.shutdown().await;
+}
+
+/// A factory whose hooks promise to change nothing.
+#[derive(Debug)]
+struct Promising;
+
+#[derive(Debug)]
+struct PromisingHook;
+
+#[hook_core::async_trait]
+impl Hook for PromisingHook {
+    async fn call(&self, _input: &HookInput<'_>) -> Result<HookOutput, HookError> {
+        Ok(HookOutput::default())
+    }
+
+    fn changes_nothing(&self, _event: Event) -> bool {
+        true
+    }
+}
+
+#[hook_core::async_trait]
+impl HookFactory for Promising {
+    fn kind(&self) -> &str {
+        "bash"
+    }
+
+    async fn build(&self, _spec: &HookSpec) -> Result<BuiltHook, BuildError> {
+        Ok(BuiltHook::new(Arc::new(PromisingHook)))
+    }
+}
+
+/// The trust guard wraps a project's hooks: it must pass on their promise to change nothing
+/// (or trusted project hooks would never run at once).
+#[tokio::test]
+async fn a_guarded_hook_keeps_its_promise_to_change_nothing() {
+    let project = Project::new();
+    project.trust();
+    let spec = project
+        .load()
+        .specs
+        .into_iter()
+        .find(|spec| spec.level == Level::Project && spec.name == "check")
+        .expect("the project's hook");
+    assert!(spec.trust.is_some(), "a trusted project's hook carries its guard");
+    let built = guarded(Arc::new(Promising)).build(&spec).await.expect("build");
+    assert!(built.hook.changes_nothing(Event::Stop));
 }
 
 /// Item 8: the trust file's version is read back: a newer one is refused with a clear error
