@@ -305,8 +305,9 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     while let Some(entry) = entries.get(next) {
         next += 1;
         // Neighbours that promised to change nothing run at once: none could change what the
-        // next one sees.
-        if entry.reg.changes_nothing(event) {
+        // next one sees. Approvers never do: one may be asking a person, who must not be asked
+        // about a call an approver before it denies.
+        if !cap.is_approval && entry.reg.changes_nothing(event) {
             let end = next + entries[next..].iter().take_while(|e| e.reg.changes_nothing(event)).count();
             if end > next {
                 let group = &entries[next - 1..end];

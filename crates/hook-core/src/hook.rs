@@ -35,11 +35,13 @@ pub trait Hook: Send + Sync + fmt::Debug {
     ///
     /// Hooks that promise this and stand next to each other in a chain run at once instead of
     /// one after another (nothing one of them could change would reach the next); their
-    /// answers are still merged in chain order, so the first halt in that order decides, and
-    /// the hooks after it in the group have run although their answers are dropped. A change
-    /// such a hook answers anyway is never applied: the hook failed with an invalid output,
-    /// and its failure policy applies, `skip` counting as `deny` (a guard that made the
-    /// promise by mistake must not pass silently).
+    /// answers are merged in chain order once all of them have answered, so the first halt in
+    /// that order decides, and the hooks after it in the group have run (and count in the
+    /// metrics) although their answers are dropped. Approvals always run in turn. Setting a
+    /// field the event may change, even to its current value, breaks the promise: the change
+    /// is never applied, the hook failed with an invalid output, and its failure policy
+    /// applies, `skip` counting as `deny` (a guard that made the promise by mistake must not
+    /// pass silently).
     fn changes_nothing(&self, event: Event) -> bool {
         let _ = event;
         false

@@ -157,9 +157,11 @@ impl Negotiated {
         Ok(negotiated)
     }
 
-    /// Whether the hook promised never to change the params of `method`.
-    pub(crate) fn changes_nothing(&self, method: &str) -> bool {
-        self.read_only.contains(&method)
+    /// The methods whose params the hook promised never to change, sorted.
+    pub(crate) fn read_only(&self) -> Vec<&'static str> {
+        let mut methods = self.read_only.clone();
+        methods.sort_unstable();
+        methods
     }
 
     /// The cache key of `before_llm`'s params without `messages`, for a history-delta hook.

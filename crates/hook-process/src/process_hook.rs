@@ -38,6 +38,13 @@ struct Live {
     ext: Option<Negotiated>,
 }
 
+impl Live {
+    /// The methods this incarnation promised to change nothing on, sorted.
+    fn read_only(&self) -> Vec<&'static str> {
+        self.ext.as_ref().map(Negotiated::read_only).unwrap_or_default()
+    }
+}
+
 /// The supervisor's view of the process, published to callers.
 #[derive(Debug, Clone)]
 enum Slot {
@@ -61,6 +68,8 @@ struct Shared {
     stop: Mutex<Option<oneshot::Sender<StopRequest>>>,
     /// `None`: every kind; otherwise the kinds observed.
     observe_kinds: Option<BTreeSet<String>>,
+    /// The methods the process promised to change nothing on, in its first handshake.
+    read_only: Vec<&'static str>,
 }
 
 impl Shared {
@@ -184,13 +193,16 @@ impl ProcessHook {
         .unwrap_or_default();
         let handshake = spec.deadlines.handshake;
         let live = start_once(&config, &hello, &offered, handshake).await?;
+        let read_only = live.read_only();
 
         let (slot_tx, slot_rx) = watch::channel(Slot::Running(live.clone()));
         let (stop_tx, stop_rx) = oneshot::channel();
         let trust = spec.trust.clone();
-        let supervisor = Supervisor { config, hello, offered, handshake, slot: slot_tx, trust };
+        let supervisor =
+            Supervisor { config, hello, offered, handshake, slot: slot_tx, trust, read_only: read_only.clone() };
         tokio::spawn(supervisor.run(live, stop_rx));
-        let shared = Arc::new(Shared { name, slot: slot_rx, stop: Mutex::new(Some(stop_tx)), observe_kinds });
+        let shared =
+            Arc::new(Shared { name, slot: slot_rx, stop: Mutex::new(Some(stop_tx)), observe_kinds, read_only });
         let observer = observes.then(|| Arc::new(ProcessObserver { shared: shared.clone() }));
         Ok((Arc::new(ProcessHook { shared }), observer))
     }
@@ -235,14 +247,11 @@ impl ProcessHook {
 
 #[async_trait]
 impl Hook for ProcessHook {
-    /// As the process promised in its first handshake (`hookwire.read_only`); asked once, at
-    /// registration, so an incarnation started after a crash cannot widen the promise.
+    /// As the process promised in its first handshake (`hookwire.read_only`). A restarted
+    /// process that promises otherwise is not run (see the supervisor).
     fn changes_nothing(&self, event: Event) -> bool {
         let (method, _) = mapping::route(event);
-        match &*self.shared.slot.borrow() {
-            Slot::Running(live) => live.ext.as_ref().is_some_and(|ext| ext.changes_nothing(method)),
-            _ => false,
-        }
+        self.shared.read_only.contains(&method)
     }
 
     async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
@@ -471,6 +480,9 @@ struct Supervisor {
     slot: watch::Sender<Slot>,
     /// A trusted project's files: checked again before each restart, which runs them anew.
     trust: Option<hook_core::trust::TrustGuard>,
+    /// What the first handshake promised (`hookwire.read_only`): the chain groups the hook by
+    /// it, so a restarted process must promise the same.
+    read_only: Vec<&'static str>,
 }
 
 impl Supervisor {
@@ -537,6 +549,26 @@ impl Supervisor {
                     return;
                 }
                 match start_once(&self.config, &self.hello, &self.offered, self.handshake).await {
+                    Ok(new) if new.read_only() != self.read_only => {
+                        // The chain runs the hook at once with its neighbours, or in turn, by
+                        // the first promise: a process that now promises otherwise is not run.
+                        let error = HookError::Unavailable {
+                            message: format!(
+                                "hook `{name}` restarted with another promise in hook.hello \
+                                 (hookwire.read_only {:?}, first {:?}); the promise is read when the \
+                                 hook is loaded: reload the configuration to apply it",
+                                new.read_only(),
+                                self.read_only
+                            ),
+                        };
+                        new.conn.shutdown().await;
+                        tracing::error!(hook = %name, "{error}");
+                        self.slot.send_replace(Slot::Failed(error));
+                        if let Ok(ack) = stop.await {
+                            let _ = ack.send(());
+                        }
+                        return;
+                    }
                     Ok(new) => {
                         live = new;
                         self.slot.send_replace(Slot::Running(live.clone()));

@@ -38,6 +38,8 @@ impl std::fmt::Debug for Promising {
 impl Hook for Promising {
     async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
         self.log.lock().unwrap().push(format!("start {}", self.name));
+        // Hooks run at once interleave here; hooks run in turn do not.
+        tokio::time::sleep(Duration::from_millis(20)).await;
         if let Some(barrier) = &self.barrier {
             // Run one after another, the first of the group would wait here alone until the
             // deadline.
@@ -291,4 +293,24 @@ async fn a_change_the_event_does_not_allow_is_dropped_as_always_not_a_broken_pro
     assert_eq!(outcome.decision, Decision::Continue, "{outcome:?}");
     assert_eq!(outcome.trace[0].error.as_ref().map(ToString::to_string), None);
     assert_eq!(outcome.trace[0].dropped.iter().map(ToString::to_string).collect::<Vec<_>>(), ["tool_arguments"]);
+}
+
+#[tokio::test]
+async fn approvers_run_in_turn_even_when_they_promise() {
+    let setup = Setup::new();
+    for name in ["first", "second"] {
+        let hook = Arc::new(Promising {
+            name,
+            promise: true,
+            log: setup.log.clone(),
+            barrier: None,
+            output: nothing,
+            fails: false,
+        });
+        setup.register(Registration::new(name, Level::User, [Event::ApproveTool], hook));
+    }
+    let mut context = Context { tool_name: Some("bash".into()), ..Context::default() };
+    let outcome = setup.engine.fire(Event::ApproveTool, &mut context).await;
+    assert_eq!(outcome.decision, Decision::Approved, "{outcome:?}");
+    assert_eq!(setup.log(), ["start first", "end first", "start second", "end second"]);
 }

@@ -4,7 +4,7 @@
 
 use crate::{common, rust_server::echo_hook};
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use common::*;
 use hook_core::{BuildError, Context, Decision, Engine, Event, Level, Registration};
@@ -42,9 +42,10 @@ async fn hooks_that_promise_to_change_nothing_run_at_once() {
     assert!(!hook_core::Hook::changes_nothing(&*hooks[0], Event::PostLlmResponse));
     let mut context = Context { model: Some("m".into()), ..Context::default() };
     let outcome = engine.fire(Event::PreLlmRequest, &mut context).await;
-    // One after another, `a` would wait alone for 5 s and abort the turn.
+    // One after another, `a` would wait alone for 2 s (within its deadline) and abort the turn.
     assert_eq!(outcome.decision, Decision::Continue, "{:?} {:#?}", outcome.reason, outcome.trace);
     assert_eq!(outcome.trace.len(), 3);
+    assert!(outcome.trace.iter().all(|t| t.error.is_none() && t.outcome.is_success()), "{:#?}", outcome.trace);
     engine.shutdown().await;
     for hook in &hooks {
         shutdown_and_check(hook).await;
@@ -103,4 +104,30 @@ async fn the_rust_sdk_promises_and_an_unchanged_echo_keeps_the_promise() {
     for hook in &hooks {
         shutdown_and_check(hook).await;
     }
+}
+
+#[tokio::test]
+async fn a_restarted_hook_that_promises_otherwise_is_not_run() {
+    let dir = temp_dir("read-only-flip");
+    let spec = read_only_spec(&dir, "flip", "flip", 1);
+    let hook = start(&spec).await;
+    assert!(hook_core::Hook::changes_nothing(&*hook, Event::PreLlmRequest));
+    let context = Context { model: Some("m".into()), ..Context::default() };
+    // The first call makes the process exit; it is restarted and now promises nothing.
+    let first = call(&*hook, Event::PreLlmRequest, &context, Duration::from_secs(10)).await;
+    assert!(first.is_err(), "{first:?}");
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    let error = loop {
+        match call(&*hook, Event::PreLlmRequest, &context, Duration::from_secs(2)).await {
+            Err(error) if error.to_string().contains("another promise") => break error.to_string(),
+            other => {
+                assert!(std::time::Instant::now() < until, "the restart was not refused: {other:?}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    assert!(error.contains("`flip`") && error.contains("reload the configuration"), "{error}");
+    // Still what the first handshake promised: the chain's grouping never changes under it.
+    assert!(hook_core::Hook::changes_nothing(&*hook, Event::PreLlmRequest));
+    shutdown_and_check(&hook).await;
 }
