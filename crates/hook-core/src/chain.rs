@@ -330,7 +330,7 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
         let started = clock;
         let Some((deadline, limit)) = hook_deadline(entry, event, env.deadlines, started, chain_deadline) else {
             let mut run = budget_exhausted(entry, env.deadlines);
-            if merge(env, cap, entry, &mut run.result, 0, Duration::ZERO, context, &cache, &mut outcome) {
+            if merge(env, cap, entry, &mut run.result, 0, Duration::ZERO, Target::Own(context), &cache, &mut outcome) {
                 break;
             }
             continue;
@@ -358,7 +358,7 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
                             Unfinished::Failed(std::mem::replace(err, HookError::Cancelled), ended)
                         }
                         _ => {
-                            if merge(env, cap, entry, result, 1, took, context, &cache, &mut outcome) {
+                            if merge(env, cap, entry, result, 1, took, Target::Own(context), &cache, &mut outcome) {
                                 debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
                                 break;
                             }
@@ -373,7 +373,8 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
         let finishing = finish_run(entry, event, context, &cache, unfinished, started, (deadline, limit));
         let (mut run, ended) = Box::pin(finishing.instrument(span)).await;
         clock = ended;
-        if merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, &cache, &mut outcome) {
+        let target = Target::Own(context);
+        if merge(env, cap, entry, &mut run.result, run.attempts, run.duration, target, &cache, &mut outcome) {
             debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
             break;
         }
@@ -381,64 +382,84 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     outcome
 }
 
-/// Runs every entry that passes its precheck, all at once over the same context. Returns, in
-/// chain order, each entry's trace when its precheck skipped it, and the runs of the others.
-async fn run_all(
-    env: ChainEnv<'_>,
-    entries: &[Arc<Entry>],
-    event: Event,
-    context: &Context,
-    cache: &SerializedCache,
-    chain_deadline: Instant,
-) -> (Vec<Option<TraceEntry>>, std::vec::IntoIter<Run>) {
-    let skipped: Vec<Option<TraceEntry>> = entries.iter().map(|entry| precheck(entry, event, context)).collect();
-    let futures: Vec<_> = entries
-        .iter()
-        .zip(&skipped)
-        .filter(|(_, skipped)| skipped.is_none())
-        .map(|(entry, _)| {
-            let span = debug_span!("hook", hook = %entry.id);
-            run_hook(entry, event, context, cache, env.deadlines, chain_deadline).instrument(span)
-        })
-        .collect();
-    (skipped, join_all(futures).await.into_iter())
+/// The context a merge may write: the chain's own, or a shared view for hooks run at once
+/// (they can change nothing: a change they answer anyway is refused before it is applied).
+enum Target<'a> {
+    Own(&'a mut Context),
+    Shared(&'a Context),
 }
 
-/// Runs `entries` all at once and merges their results in chain order; returns whether the
-/// chain halts. With `first_halt_ends` (neighbours that promised to change nothing, in a chain
-/// that can halt), the merge stops at the first halt and the runs after it are dropped.
-/// Without it (an event nothing can change), every answer is merged and a halt only decides the
-/// outcome, the first in chain order winning.
+impl Target<'_> {
+    fn get(&self) -> &Context {
+        match self {
+            Target::Own(context) => context,
+            Target::Shared(context) => context,
+        }
+    }
+}
+
+/// Runs `entries` all at once over `context` and merges each result, in chain order, as soon
+/// as it and every result before it have arrived; returns whether the chain halts. With
+/// `first_halt_ends` (neighbours that promised to change nothing, in a chain that can halt),
+/// the first halt ends the merge and cancels the runs after it (dropping a run cancels it, as
+/// dropping a fire does). Without it (an event nothing can change), every answer is merged and
+/// a halt only decides the outcome, the first in chain order winning.
 #[allow(clippy::too_many_arguments, reason = "the chain's state, passed once per group")]
 async fn run_at_once(
     env: ChainEnv<'_>,
     cap: &Capability,
     entries: &[Arc<Entry>],
     event: Event,
-    context: &mut Context,
+    context: &Context,
     cache: &SerializedCache,
     chain_deadline: Instant,
     outcome: &mut FireOutcome,
     first_halt_ends: bool,
 ) -> bool {
-    let (skipped, mut runs) = run_all(env, entries, event, context, cache, chain_deadline).await;
-    for (entry, skipped) in entries.iter().zip(skipped) {
-        if let Some(trace) = skipped {
-            outcome.trace.push(trace);
-            continue;
+    let mut skipped: Vec<Option<TraceEntry>> = entries.iter().map(|entry| precheck(entry, event, context)).collect();
+    let mut running: Vec<_> = entries
+        .iter()
+        .zip(&skipped)
+        .map(|(entry, skipped)| {
+            skipped.is_none().then(|| {
+                let span = debug_span!("hook", hook = %entry.id);
+                Box::pin(run_hook(entry, event, context, cache, env.deadlines, chain_deadline).instrument(span))
+            })
+        })
+        .collect();
+    let mut ended: Vec<Option<Run>> = entries.iter().map(|_| None).collect();
+    let mut next = 0;
+    poll_fn(|cx| {
+        for (slot, run) in running.iter_mut().zip(ended.iter_mut()).skip(next) {
+            if let Some(future) = slot
+                && let Poll::Ready(ran) = future.as_mut().poll(cx)
+            {
+                *run = Some(ran);
+                *slot = None;
+            }
         }
-        let Some(mut run) = runs.next() else { break };
-        let earlier = outcome.decision.is_halt().then(|| (outcome.decision, outcome.reason.take()));
-        let is_halted = merge(env, cap, entry, &mut run.result, run.attempts, run.duration, context, cache, outcome);
-        if let Some((decision, reason)) = earlier {
-            outcome.decision = decision;
-            outcome.reason = reason;
-        } else if is_halted && first_halt_ends {
-            debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
-            return true;
+        while let Some(entry) = entries.get(next) {
+            if let Some(trace) = skipped[next].take() {
+                outcome.trace.push(trace);
+                next += 1;
+                continue;
+            }
+            let Some(mut run) = ended[next].take() else { return Poll::Pending };
+            next += 1;
+            let earlier = outcome.decision.is_halt().then(|| (outcome.decision, outcome.reason.take()));
+            let target = Target::Shared(context);
+            let is_halted = merge(env, cap, entry, &mut run.result, run.attempts, run.duration, target, cache, outcome);
+            if let Some((decision, reason)) = earlier {
+                outcome.decision = decision;
+                outcome.reason = reason;
+            } else if is_halted && first_halt_ends {
+                debug!(hook = %entry.id, decision = %outcome.decision, "chain halted");
+                return Poll::Ready(true);
+            }
         }
-    }
-    outcome.decision.is_halt()
+        Poll::Ready(outcome.decision.is_halt())
+    })
+    .await
 }
 
 /// Folds one hook's run (its result, attempts and time) into `outcome`; returns whether the
@@ -451,7 +472,7 @@ fn merge(
     result: &mut Result<HookOutput, HookError>,
     attempts: u32,
     duration: Duration,
-    context: &mut Context,
+    context: Target<'_>,
     cache: &SerializedCache,
     outcome: &mut FireOutcome,
 ) -> bool {
@@ -518,7 +539,7 @@ fn merge_output(
     cap: &Capability,
     entry: &Entry,
     output: &mut HookOutput,
-    context: &mut Context,
+    mut context: Target<'_>,
     cache: &SerializedCache,
     outcome: &mut FireOutcome,
     trace: &mut TraceEntry,
@@ -533,11 +554,22 @@ fn merge_output(
         }
     }
     let tools_before =
-        (outcome.event == Event::PreLlmRequest && output.patch.tools.is_some()).then(|| tool_names(context));
+        (outcome.event == Event::PreLlmRequest && output.patch.tools.is_some()).then(|| tool_names(context.get()));
     // The respond boundary is checked against the call as it reached this hook: renaming the call
     // to a tool the hook injected must not let it answer for another tool.
-    let requested_tool = (output.action == Some(Action::Respond)).then(|| context.tool_name.clone()).flatten();
-    let changed = if output.patch.is_empty() { Vec::new() } else { std::mem::take(&mut output.patch).apply(context) };
+    let requested_tool = (output.action == Some(Action::Respond)).then(|| context.get().tool_name.clone()).flatten();
+    let changed = match &mut context {
+        _ if output.patch.is_empty() => Vec::new(),
+        Target::Own(context) => std::mem::take(&mut output.patch).apply(context),
+        Target::Shared(_) => {
+            // Not reached: hooks run at once either promised to change nothing (a change they
+            // may make was refused above) or ran on an event nothing can change (every field
+            // dropped above). Dropped, never applied to a context the others did not see.
+            trace.dropped.extend(Field::ALL.into_iter().filter(|f| output.patch.sets(*f)).map(Dropped::Field));
+            output.patch = crate::ContextPatch::default();
+            Vec::new()
+        }
+    };
     if !changed.is_empty() {
         cache.clear();
         for field in &changed {
@@ -548,7 +580,7 @@ fn merge_output(
     }
     trace.changed = changed;
     if let Some(before) = tools_before {
-        let added: Vec<String> = tool_names(context).into_iter().filter(|name| !before.contains(name)).collect();
+        let added: Vec<String> = tool_names(context.get()).into_iter().filter(|name| !before.contains(name)).collect();
         if !added.is_empty() {
             debug!(hook = %entry.id, tools = ?added, "hook injected tools");
             env.injected.record(reg, added);

@@ -35,9 +35,9 @@ pub trait Hook: Send + Sync + fmt::Debug {
     ///
     /// Hooks that promise this and stand next to each other in a chain run at once instead of
     /// one after another (nothing one of them could change would reach the next); their
-    /// answers are merged in chain order once all of them have answered, so the first halt in
-    /// that order decides, and the hooks after it in the group have run (and count in the
-    /// metrics) although their answers are dropped. Approvals always run in turn. Setting a
+    /// answers are merged in chain order as they arrive, so the first halt in that order
+    /// decides, and the hooks after it in the group are cancelled (those that already answered
+    /// count in the metrics; their answers are dropped). Approvals always run in turn. Setting a
     /// field the event may change, even to its current value, breaks the promise: the change
     /// is never applied, the hook failed with an invalid output, and its failure policy
     /// applies, `skip` counting as `deny` (a guard that made the promise by mistake must not

@@ -314,3 +314,42 @@ async fn approvers_run_in_turn_even_when_they_promise() {
     assert_eq!(outcome.decision, Decision::Approved, "{outcome:?}");
     assert_eq!(setup.log(), ["start first", "end first", "start second", "end second"]);
 }
+
+#[tokio::test]
+async fn a_halt_in_a_group_cancels_the_slower_neighbours_instead_of_waiting_for_them() {
+    let setup = Setup::new();
+    setup.add("stops", true, None, stops("b"));
+    let slow = Arc::new(SlowHook { log: setup.log.clone() });
+    // Its own deadline is a minute: only the halt can end it within the assertion's 10 s.
+    setup.register(
+        Registration::new("slow", Level::User, [Event::PreLlmRequest], slow).timeout(Duration::from_secs(60)),
+    );
+    let started = std::time::Instant::now();
+    let mut context = request();
+    let outcome = setup.engine.fire(Event::PreLlmRequest, &mut context).await;
+    assert_eq!(outcome.decision, Decision::Stop);
+    assert!(started.elapsed() < Duration::from_secs(10), "waited {:?} for the slow neighbour", started.elapsed());
+    assert_eq!(trace_ids(&outcome), ["user:stops:pre_llm_request"]);
+    let log = setup.log();
+    assert!(log.contains(&"start slow".to_owned()) && !log.contains(&"end slow".to_owned()), "{log:?}");
+}
+
+/// Promises to change nothing and takes 30 s.
+#[derive(Debug)]
+struct SlowHook {
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+#[async_trait]
+impl Hook for SlowHook {
+    async fn call(&self, _input: &HookInput<'_>) -> Result<HookOutput, HookError> {
+        self.log.lock().unwrap().push("start slow".into());
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        self.log.lock().unwrap().push("end slow".into());
+        Ok(HookOutput::default())
+    }
+
+    fn changes_nothing(&self, _event: Event) -> bool {
+        true
+    }
+}
