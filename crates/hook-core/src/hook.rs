@@ -246,29 +246,7 @@ where
     F: Fn(&HookInput<'_>) -> R + Send + Sync + 'static,
     R: IntoHookResult,
 {
-    Arc::new(HookFnSync { name: name.into(), f })
-}
-
-struct HookFnSync<F> {
-    name: String,
-    f: F,
-}
-
-impl<F> fmt::Debug for HookFnSync<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HookFnSync").field("name", &self.name).finish()
-    }
-}
-
-#[async_trait]
-impl<F, R> Hook for HookFnSync<F>
-where
-    F: Fn(&HookInput<'_>) -> R + Send + Sync + 'static,
-    R: IntoHookResult,
-{
-    async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
-        (self.f)(input).into_hook_result()
-    }
+    hook_fn(name, move |input: &HookInput<'_>| std::future::ready(f(input).into_hook_result()))
 }
 
 /// An observer notification (PicoClaw `hook.event`): `turn_start`, `tool_exec_end`, ...
