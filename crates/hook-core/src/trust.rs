@@ -33,7 +33,10 @@ use std::{
 
 pub use files::{FilesRun, files_run, undetermined};
 pub use guard::{TrustGuard, TrustViolation, guarded};
-use hook_protocol::trust::{TRUST_FILE_VERSION, TrustFile, TrustFileRecord, TrustFileVersion};
+use hook_protocol::{
+    Agent,
+    trust::{TRUST_FILE_VERSION, TrustFile, TrustFileRecord, TrustFileVersion},
+};
 
 pub use crate::config::project_root;
 use crate::{
@@ -250,16 +253,66 @@ pub fn scripts_of(spec: &HookSpec, root: &Path) -> Vec<PathBuf> {
 /// For each project root among the files: no record, or a config file that differs from it,
 /// holds the root's files back at once (nothing else is read); otherwise every file their
 /// hooks run is hashed and compared. A trusted root's specs get a [`TrustGuard`].
-#[derive(Debug, Clone, Copy)]
+///
+/// A check is scoped to what one path of hookwire loads: [`TrustCheck::skipping`] names the
+/// agent whose own settings files that path leaves out (`hookwire hook claude` does not load
+/// `.claude/settings.json`, which Claude Code runs itself), so the record's entries for those
+/// files are neither required nor read as "removed"; [`TrustCheck::expecting`] names the
+/// project roots the path looks at, so a trusted project whose hook files were all deleted is
+/// reported instead of silently running nothing.
+#[derive(Debug, Clone)]
 pub struct TrustCheck<'a> {
     store: &'a dyn TrustStore,
+    skip: Option<Agent>,
+    roots: Vec<PathBuf>,
 }
 
 impl<'a> TrustCheck<'a> {
     /// A check against `store`.
     pub fn new(store: &'a dyn TrustStore) -> Self {
-        TrustCheck { store }
+        TrustCheck { store, skip: None, roots: Vec::new() }
     }
+
+    /// The same check for a path that leaves out `agent`'s own settings files.
+    pub fn skipping(mut self, agent: Option<Agent>) -> Self {
+        self.skip = agent;
+        self
+    }
+
+    /// The same check, also looking at the records of `roots` (the project roots discovery
+    /// looked at) when none of their files was loaded.
+    pub fn expecting(mut self, roots: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.roots = roots.into_iter().map(|root| canonical(&root)).collect();
+        self
+    }
+}
+
+/// Whether `relative` (a path of a trust record) names a hook configuration file: a file of
+/// `.hookwire/` or `.jcli/` (`hooks.yaml`, `hooks/<name>/HOOK.yaml`, ...) or an agent's
+/// settings file.
+pub fn is_config_path(relative: &Path) -> bool {
+    let text = relative.to_string_lossy();
+    if Agent::ALL.iter().any(|agent| agent.settings_files().iter().any(|file| text == *file)) {
+        return true;
+    }
+    let mut components = relative.components();
+    let Some(first) = components.next() else { return false };
+    if first.as_os_str() != ".hookwire" && first.as_os_str() != ".jcli" {
+        return false;
+    }
+    let name = relative.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let rest: Vec<_> = relative.components().skip(1).collect();
+    match rest.len() {
+        1 => ["hooks.yaml", "hooks.yml", "hooks.json"].contains(&name.as_str()),
+        3 => rest[0].as_os_str() == "hooks" && (name == "HOOK.yaml" || name == "HOOK.yml"),
+        _ => false,
+    }
+}
+
+/// Whether `relative` is a settings file of `skip`, which the path being checked leaves out.
+fn is_skipped(skip: Option<Agent>, relative: &Path) -> bool {
+    let text = relative.to_string_lossy();
+    skip.is_some_and(|agent| agent.settings_files().iter().any(|file| text == *file))
 }
 
 impl Review for TrustCheck<'_> {
@@ -284,7 +337,7 @@ impl Review for TrustCheck<'_> {
     }
 
     fn review(&self, files: &mut [FileLoad]) -> Vec<Untrusted> {
-        check(files, self.store)
+        check(files, self)
     }
 }
 
@@ -322,8 +375,9 @@ fn first_verdict(
     if changes.is_empty() { Ok(record) } else { Err(changes.join("; ")) }
 }
 
-/// Checks the project files among `files` against `store` (see [`TrustCheck`]).
-fn check(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec<Untrusted> {
+/// Checks the project files among `files` against the store of `scope` (see [`TrustCheck`]).
+fn check(files: &mut [FileLoad], scope: &TrustCheck<'_>) -> Vec<Untrusted> {
+    let store = scope.store;
     let mut roots: Vec<PathBuf> = Vec::new();
     for file in files.iter().filter(|file| file.level() == Level::Project) {
         if !roots.iter().any(|root| root == file.root()) {
@@ -331,6 +385,31 @@ fn check(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec<Untrusted> {
         }
     }
     let mut untrusted = Vec::new();
+    // A root discovery looked at where no file was loaded: if it was trusted, the files the
+    // record holds must not have gone (an agent deleting the guard file must not switch it off
+    // silently).
+    for root in scope.roots.iter().filter(|root| !roots.contains(root)) {
+        let Ok(Some(record)) = store.try_get(root) else { continue };
+        let removed: Vec<&PathBuf> = record
+            .files
+            .keys()
+            .filter(|path| is_config_path(path) && !is_skipped(scope.skip, path) && !root.join(path).exists())
+            .collect();
+        if let Some(first) = removed.first() {
+            let reason = removed
+                .iter()
+                .map(|path| format!("`{}` was removed since the project was trusted", path.display()))
+                .collect::<Vec<_>>()
+                .join("; ");
+            untrusted.push(Untrusted {
+                config: root.join(first),
+                reason,
+                hooks: Vec::new(),
+                how_to_trust: format!("run `hookwire trust {}`", root.display()),
+                undetermined: Vec::new(),
+            });
+        }
+    }
     for root in roots {
         let in_root = |file: &FileLoad| file.level() == Level::Project && file.root() == root;
         let configs: BTreeMap<PathBuf, String> = files
@@ -357,7 +436,7 @@ fn check(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec<Untrusted> {
                 for file in &snapshot.files {
                     current.entry(file.key.clone()).or_insert_with(|| file.value.clone());
                 }
-                match differences(&record.files, &current) {
+                match differences(&record.files, &current, &root, scope.skip) {
                     Some(reason) => Some(reason),
                     None => {
                         let guard = TrustGuard::new(&root, snapshot);
@@ -396,8 +475,18 @@ fn check(files: &mut [FileLoad], store: &dyn TrustStore) -> Vec<Untrusted> {
     untrusted
 }
 
-/// Why `current` no longer matches `trusted`, or `None` when it does.
-fn differences(trusted: &BTreeMap<PathBuf, String>, current: &BTreeMap<PathBuf, String>) -> Option<String> {
+/// Why `current` (what this path loads and runs under `root`) no longer matches `trusted`, or
+/// `None` when it does.
+///
+/// A recorded file this path neither loads nor runs is a difference only when it is a
+/// configuration file this path would load and it is gone: the settings files of `skip` (the
+/// agent that runs them itself) and the scripts only they run are another path's business.
+fn differences(
+    trusted: &BTreeMap<PathBuf, String>,
+    current: &BTreeMap<PathBuf, String>,
+    root: &Path,
+    skip: Option<Agent>,
+) -> Option<String> {
     let mut reasons = Vec::new();
     for (path, value) in current {
         match trusted.get(path) {
@@ -413,7 +502,9 @@ fn differences(trusted: &BTreeMap<PathBuf, String>, current: &BTreeMap<PathBuf, 
         }
     }
     for path in trusted.keys().filter(|path| !current.contains_key(*path)) {
-        reasons.push(format!("`{}` was removed since the project was trusted", path.display()));
+        if is_config_path(path) && !is_skipped(skip, path) && !root.join(path).exists() {
+            reasons.push(format!("`{}` was removed since the project was trusted", path.display()));
+        }
     }
     (!reasons.is_empty()).then(|| reasons.join("; "))
 }

@@ -72,6 +72,25 @@ impl Locations {
             .map(Path::to_path_buf)
     }
 
+    /// Every project root at or above `start`, outermost first: each directory with `.hookwire/`,
+    /// `.jcli/` or an agent's settings file, the home directory excepted. A subdirectory with
+    /// its own `.claude/settings.json` (even `{}`) or an empty `.jcli/` is a project of its
+    /// own, and the project around it stays one too: its trusted hooks still run there.
+    pub fn project_roots(&self, start: &Path) -> Vec<PathBuf> {
+        let home = self.home.as_deref();
+        let mut roots: Vec<PathBuf> = start
+            .ancestors()
+            .filter(|dir| {
+                dir.join(".hookwire").is_dir()
+                    || dir.join(".jcli").is_dir()
+                    || (home != Some(*dir) && !agent_sources(dir, Level::Project, None).is_empty())
+            })
+            .map(Path::to_path_buf)
+            .collect();
+        roots.reverse();
+        roots
+    }
+
     /// The project-level sources under `root`, leaving out the settings files of `skip`.
     pub fn project_sources(&self, root: &Path, skip: Option<Agent>) -> Vec<ConfigSource> {
         let mut sources = sources_in(&root.join(".hookwire"), Level::Project);
@@ -95,8 +114,8 @@ impl Locations {
         sources
     }
 
-    /// Everything to load: unless `no_default`, the user's and the project's configuration
-    /// (the project of `cwd`), then each of `explicit` at user level (trusted: the caller named
+    /// Everything to load: unless `no_default`, the user's and the projects' configuration
+    /// (every project root at or above `cwd`, see [`Locations::project_roots`]), then each of `explicit` at user level (trusted: the caller named
     /// it), relative paths taken from `cwd`.
     ///
     /// `skip` is an agent of the Claude Code family calling hookwire as one of its hooks: its
@@ -111,7 +130,7 @@ impl Locations {
         let mut sources = Vec::new();
         if !no_default {
             sources.extend(self.user_sources(skip));
-            if let Some(root) = self.project_root(cwd) {
+            for root in self.project_roots(cwd) {
                 sources.extend(self.project_sources(&root, skip));
             }
         }

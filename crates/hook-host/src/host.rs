@@ -14,7 +14,7 @@ use hook_protocol::Agent;
 use crate::{
     discover::{Locations, absolute},
     factories::{engine_with_factories, lazy_model, remount},
-    load::{Loaded, TrustPolicy, load_sources, missing_configs},
+    load::{Loaded, Scope, TrustPolicy, load_scoped, missing_configs},
     watch::{Stamp, extra_paths, stamps},
 };
 
@@ -316,7 +316,11 @@ impl Host {
 
     /// Reads the configuration without mounting anything.
     pub fn read(&self) -> Result<Loaded, ReadError> {
-        let mut loaded = load_sources(&self.sources()?, &self.trust);
+        let scope = Scope {
+            skip: self.skip_agent,
+            roots: if self.no_default_config { Vec::new() } else { self.locations.project_roots(&self.dir) },
+        };
+        let mut loaded = load_scoped(&self.sources()?, &self.trust, &scope);
         loaded.errors.splice(0..0, missing_configs(&self.configs, &self.dir));
         Ok(loaded)
     }

@@ -3,10 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use hook_core::{
-    Deadlines, HookDefinition, HookSpec,
+    Deadlines, HookSpec,
     config::{self, ConfigError, ConfigSource, Untrusted},
     trust::{FileTrustStore, TrustCheck, TrustError, TrustRecord, TrustStore, undetermined},
 };
+
+use hook_protocol::Agent;
 
 use crate::factories;
 
@@ -82,12 +84,30 @@ impl TrustStore for NoTrustRecords {
 /// executor runs, and hooks that would call `hookwire hook` inside hookwire, are skipped with
 /// a warning.
 pub fn load_sources(sources: &[ConfigSource], trust: &TrustPolicy) -> Loaded {
+    load_scoped(sources, trust, &Scope::default())
+}
+
+/// What one path of hookwire loads, for its trust check: see [`TrustCheck::skipping`] and
+/// [`TrustCheck::expecting`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// The agent whose own settings files this path leaves out (`hookwire hook <agent>`).
+    pub skip: Option<Agent>,
+    /// The project roots discovery looked at.
+    pub roots: Vec<PathBuf>,
+}
+
+/// [`load_sources`] for a path that leaves out `scope.skip`'s settings files and looks at
+/// `scope.roots`: a recorded settings file of the skipped agent is not "removed", and a
+/// trusted root whose hook files are gone is reported in [`Loaded::untrusted`].
+pub fn load_scoped(sources: &[ConfigSource], trust: &TrustPolicy, scope: &Scope) -> Loaded {
+    let check = |store: &dyn TrustStore| {
+        let check = TrustCheck::new(store).skipping(scope.skip).expecting(scope.roots.iter().cloned());
+        config::load(sources, Deadlines::default(), Some(&check))
+    };
     let loaded = match trust {
-        TrustPolicy::Store(path) => {
-            let store = FileTrustStore::new(path);
-            config::load(sources, Deadlines::default(), Some(&TrustCheck::new(&store)))
-        }
-        TrustPolicy::Untrusted => config::load(sources, Deadlines::default(), Some(&TrustCheck::new(&NoTrustRecords))),
+        TrustPolicy::Store(path) => check(&FileTrustStore::new(path)),
+        TrustPolicy::Untrusted => check(&NoTrustRecords),
         TrustPolicy::Trusted => config::load(sources, Deadlines::default(), None),
     };
     let kinds = factories::kinds();
@@ -105,10 +125,7 @@ pub fn load_sources(sources: &[ConfigSource], trust: &TrustPolicy) -> Loaded {
                 ));
             }
         }
-        if calls_the_bridge(&spec) {
-            // `hookwire hook` installed in an agent's settings would run hookwire inside itself.
-            warnings.push(format!("{}: hook `{}` runs `hookwire hook` itself; skipped", spec.source, spec.name));
-        } else if kinds.iter().any(|kind| spec.kind == kind.as_str()) {
+        if kinds.iter().any(|kind| spec.kind == kind.as_str()) {
             specs.push(spec);
         } else {
             // PicoClaw builtins are compiled into PicoClaw; an unmodified PicoClaw config that
@@ -136,13 +153,6 @@ pub fn missing_configs(paths: &[PathBuf], cwd: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Whether a hook would call the bridge itself (`hookwire hook ...`).
-pub fn calls_the_bridge(spec: &HookSpec) -> bool {
-    let HookDefinition::Agent(def) = &spec.definition else { return false };
-    let mut words: Vec<&str> = def.handler.command.as_deref().unwrap_or_default().split_whitespace().collect();
-    words.extend(def.handler.args.iter().flatten().map(String::as_str));
-    words.windows(2).any(|pair| {
-        let program = pair[0].trim_matches(['"', '\'']);
-        Path::new(program).file_name().is_some_and(|name| name == "hookwire") && pair[1] == "hook"
-    })
-}
+/// Whether a hook would call the bridge itself (`hookwire hook ...`); such entries never
+/// reach [`Loaded::specs`] (the configuration loader leaves them out).
+pub use hook_core::config::calls_the_bridge;

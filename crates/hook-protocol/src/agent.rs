@@ -107,6 +107,16 @@ impl Agent {
         NAMES.iter().filter_map(move |row| self.column(row))
     }
 
+    /// The agent's own settings files holding hooks, relative to a home or project directory:
+    /// the files an agent reads and runs itself (`hookwire hook <agent>` leaves them out).
+    pub fn settings_files(self) -> &'static [&'static str] {
+        match self {
+            Agent::Claude => &[".claude/settings.json", ".claude/settings.local.json"],
+            Agent::Gemini => &[".gemini/settings.json"],
+            Agent::Codex => &[".codex/hooks.json"],
+        }
+    }
+
     /// The environment variable holding the project directory for this agent's hooks.
     pub fn project_dir_var(self) -> &'static str {
         match self {

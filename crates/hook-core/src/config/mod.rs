@@ -140,6 +140,10 @@ pub struct FileInfo {
     pub has_errors: bool,
     /// Whether a [`Review`] held it back.
     pub is_held_back: bool,
+    /// How many of its entries call hookwire's own bridge (`hookwire hook <agent>`, as
+    /// `hookwire install` writes them): they are not hooks hookwire runs (it would run itself),
+    /// so they are left out of [`Loaded::specs`], trust listings and warnings.
+    pub bridge_entries: usize,
 }
 
 /// What [`load`] found.
@@ -199,6 +203,9 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, review: Option<&dyn 
         .map(|raw| {
             let is_held = raw.level == Level::Project && screened.contains(&raw.place.root);
             let mut file = parse_file(raw, deadlines, is_held);
+            let n_specs = file.specs.len();
+            file.specs.retain(|spec| !calls_the_bridge(spec));
+            file.bridge_entries = n_specs - file.specs.len();
             if is_held {
                 file.hold_back();
             }
@@ -220,6 +227,7 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, review: Option<&dyn 
             sha256: file.sha256.clone(),
             has_errors: !file.errors.is_empty(),
             is_held_back: file.is_untrusted,
+            bridge_entries: file.bridge_entries,
         });
         if file.is_runnable() {
             loaded.specs.extend(file.specs);
@@ -249,6 +257,8 @@ pub struct FileLoad {
     pub(crate) warnings: Vec<ConfigWarning>,
     /// Set when a review held the file back.
     pub(crate) is_untrusted: bool,
+    /// Entries left out because they call hookwire's own bridge (see [`calls_the_bridge`]).
+    pub(crate) bridge_entries: usize,
 }
 
 impl FileLoad {
@@ -375,6 +385,19 @@ pub fn project_root(config: &Path) -> PathBuf {
     Place::of(config).root
 }
 
+/// Whether a hook would call hookwire's bridge itself (`hookwire hook ...`, as `hookwire
+/// install` writes it into an agent's settings): run inside hookwire, it would run hookwire
+/// again. Such entries are hookwire's own, not hooks: [`load`] leaves them out.
+pub fn calls_the_bridge(spec: &HookSpec) -> bool {
+    let HookDefinition::Agent(def) = &spec.definition else { return false };
+    let mut words: Vec<&str> = def.handler.command.as_deref().unwrap_or_default().split_whitespace().collect();
+    words.extend(def.handler.args.iter().flatten().map(String::as_str));
+    words.windows(2).any(|pair| {
+        let program = pair[0].trim_matches(['"', '\'']);
+        Path::new(program).file_name().is_some_and(|name| name == "hookwire") && pair[1] == "hook"
+    })
+}
+
 /// SHA-256 of `bytes`, lowercase hex.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
@@ -416,6 +439,7 @@ impl RawFile {
             sha256: self.sha256.clone(),
             has_errors: self.text.is_err(),
             is_held_back: false,
+            bridge_entries: 0,
         }
     }
 }
@@ -523,6 +547,7 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
         errors: Vec::new(),
         warnings: Vec::new(),
         is_untrusted: false,
+        bridge_entries: 0,
     };
     let text = match text {
         Ok(text) => text,

@@ -187,9 +187,26 @@ pub fn files_run(spec: &HookSpec, root: &Path) -> FilesRun {
     }
     let is_walked = |path: &Path| walked.iter().any(|dir| path.starts_with(dir));
     let mut named_files = Vec::new();
+    // The folders of the scripts the command runs: a script's helpers are found next to it
+    // (`$(dirname "$0")/lib/x.sh`), which no reading of the command can follow.
+    let mut script_dirs: Vec<PathBuf> = Vec::new();
+    let mut note_script_dir = |root: &Path, path: &Path| {
+        if let Some(file) = in_project(root, path).filter(|file| file.is_file())
+            && let Some(dir) = file.parent()
+            && dir != root
+            && !script_dirs.iter().any(|known| known == dir)
+        {
+            script_dirs.push(dir.to_owned());
+        }
+    };
     for named in &setting.analysis.named {
         match named {
-            Named::Path { path, role } => consider(&root, path, *role, &mut named_files, &mut run),
+            Named::Path { path, role } => {
+                consider(&root, path, *role, &mut named_files, &mut run);
+                if *role == Role::Run {
+                    note_script_dir(&root, path);
+                }
+            }
             Named::Directory { path } => consider(&root, path, Role::Argument, &mut named_files, &mut run),
             Named::Program { name, cwd } => {
                 for dir in &setting.path {
@@ -197,11 +214,23 @@ pub fn files_run(spec: &HookSpec, root: &Path) -> FilesRun {
                     let Some(in_root) = in_project(&root, &candidate) else { continue };
                     if !is_walked(&in_root) {
                         consider(&root, &candidate, Role::Run, &mut named_files, &mut run);
+                        note_script_dir(&root, &candidate);
                     }
+                }
+                // Files the program reads without being told (`make` reads the Makefile).
+                for file in implicit_files(name) {
+                    consider(&root, &cwd.join(file), Role::Run, &mut named_files, &mut run);
                 }
             }
         }
     }
+    for dir in script_dirs {
+        if !walked.iter().any(|known| dir.starts_with(known)) {
+            walk_bounded(&root, &dir, &[], MAX_SCRIPT_DIR_FILES, &mut run);
+            walked.push(dir);
+        }
+    }
+    let is_walked = |path: &Path| walked.iter().any(|dir| path.starts_with(dir));
     // Named files first, in the order the command names them; then the folders' files.
     let walked_files = std::mem::take(&mut run.files);
     run.files = named_files;
@@ -296,6 +325,28 @@ fn consider(root: &Path, path: &Path, role: Role, named: &mut Vec<PathBuf>, run:
 /// Every file under `dir` (already in the project), following links that stay in the project;
 /// links out of it and folders too big are noted as undetermined.
 fn walk(root: &Path, dir: &Path, skip: &[&str], run: &mut FilesRun) {
+    walk_bounded(root, dir, skip, MAX_WALK_FILES, run);
+}
+
+/// How many files of a script's own folder are covered at most: the folder of a script a
+/// command runs is covered whole, and it is hashed on every check.
+const MAX_SCRIPT_DIR_FILES: usize = 1_000;
+
+/// Files a program reads from its working directory without naming them, each a candidate
+/// (all are recorded: creating one that is missing changes what the program does).
+fn implicit_files(program: &str) -> &'static [&'static str] {
+    match program {
+        "make" | "gmake" => &["GNUmakefile", "makefile", "Makefile"],
+        "just" => &["justfile", "Justfile", ".justfile"],
+        "npm" | "pnpm" | "yarn" | "bun" => &["package.json"],
+        "rake" => &["Rakefile", "rakefile"],
+        "task" => &["Taskfile.yml", "Taskfile.yaml"],
+        _ => &[],
+    }
+}
+
+/// [`walk`], covering at most `max_files` files.
+fn walk_bounded(root: &Path, dir: &Path, skip: &[&str], max_files: usize, run: &mut FilesRun) {
     let mut visited: HashSet<PathBuf> = HashSet::new();
     let mut n_files = 0;
     let mut stack = vec![(dir.to_owned(), 0_usize)];
@@ -328,9 +379,9 @@ fn walk(root: &Path, dir: &Path, skip: &[&str], run: &mut FilesRun) {
                         subdirs.push((path, depth + 1));
                     }
                 }
-                _ if n_files >= MAX_WALK_FILES => {
+                _ if n_files >= max_files => {
                     run.undetermined.push(format!(
-                        "`{}` holds more than {MAX_WALK_FILES} files: only the first are covered",
+                        "`{}` holds more than {max_files} files: only the first are covered",
                         dir.strip_prefix(root).unwrap_or(dir).display()
                     ));
                     return;

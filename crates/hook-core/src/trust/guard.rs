@@ -308,6 +308,17 @@ struct GuardedHook {
 impl Hook for GuardedHook {
     async fn call(&self, input: &HookInput<'_>) -> Result<HookOutput, HookError> {
         if let Err(violation) = self.guard.verify_async().await {
+            // A guard whose files changed cannot vouch for this call, and its failure policy
+            // (fail open, for most interceptors) must not let the change switch it off: on an
+            // event that can refuse the call, it is refused.
+            let capability = crate::capability(input.event);
+            let reason = format!("hook `{}`: {violation}", self.name);
+            if capability.is_approval {
+                return Ok(HookOutput { approved: Some(false), reason: Some(reason), ..HookOutput::default() });
+            }
+            if capability.allows(crate::Action::DenyTool) {
+                return Ok(HookOutput::deny(reason));
+            }
             return Err(HookError::SpawnFailed { command: self.name.clone(), message: violation.to_string() });
         }
         self.inner.call(input).await

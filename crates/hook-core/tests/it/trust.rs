@@ -359,7 +359,10 @@ fn files_run_follows_the_command_and_the_whole_hook_folder() {
     };
     let chain = files_run(&loaded.specs[0], dir.path());
     assert_eq!(rel(&chain.files), ["tools/env.sh", "tools/run.py", "tools/conf/c.json"]);
-    assert_eq!(rel(&chain.absent), ["tools/missing.sh"]);
+    // `tools/` holds a script the command runs: the folder is covered whole, so a script
+    // created there later (`missing.sh`) withdraws the trust through the folder's listing.
+    assert!(chain.absent.is_empty(), "{:?}", chain.absent);
+    assert!(chain.dirs.contains(&dir.join("tools")), "{:?}", chain.dirs);
     assert!(chain.undetermined.is_empty(), "{:?}", chain.undetermined);
     let opaque = files_run(&loaded.specs[1], dir.path());
     assert_eq!(opaque.undetermined.len(), 3, "{:?}", opaque.undetermined);
@@ -582,4 +585,120 @@ fn a_trust_file_of_a_newer_version_is_refused_and_kept() {
     let loaded = project.load();
     assert_eq!(Project::names(&loaded), ["hello"]);
     assert!(loaded.untrusted[0].reason.contains("written by a newer hookwire"), "{}", loaded.untrusted[0].reason);
+}
+
+/// A trusted project with `.claude/settings.json` beside `.hookwire/hooks.yaml`, checked the way
+/// `hookwire hook claude` checks it: that bridge leaves Claude Code's own settings out (Claude
+/// Code runs them), so the record's entry for them is neither required nor "removed" — even
+/// after `hookwire install` rewrote the file, or when it is gone.
+#[test]
+fn a_bridge_that_skips_its_agents_settings_keeps_the_trust() {
+    let dir = TempDir::new();
+    dir.write(".hookwire/hooks.yaml", "pre_tool_execution:\n  - name: guard\n    command: echo '{}'\n");
+    dir.write(".claude/settings.json", "{}\n");
+    let all = vec![
+        ConfigSource::new(dir.join(".hookwire/hooks.yaml"), Level::Project),
+        ConfigSource::agent(dir.join(".claude/settings.json"), Level::Project, hook_protocol::Agent::Claude),
+    ];
+    let store_dir = TempDir::new();
+    let store = FileTrustStore::new(store_dir.join("trust.json"));
+    store.put(fingerprint(dir.path(), &all).expect("fingerprint")).expect("put");
+    let bridge_sources = &all[..1];
+    let as_claude = || {
+        let check =
+            TrustCheck::new(&store).skipping(Some(hook_protocol::Agent::Claude)).expecting([dir.path().to_owned()]);
+        load(bridge_sources, Deadlines::default(), Some(&check))
+    };
+    let loaded = as_claude();
+    assert!(loaded.untrusted.is_empty(), "{:?}", loaded.untrusted);
+    assert_eq!(loaded.specs.len(), 1);
+    dir.write(".claude/settings.json", "{\"hooks\": {}}\n");
+    assert!(as_claude().untrusted.is_empty(), "an edit of Claude Code's own file withdrew the bridge's trust");
+    fs::remove_file(dir.join(".claude/settings.json")).expect("remove");
+    assert!(as_claude().untrusted.is_empty());
+    // A path that would load that file (Gemini's bridge, `check`) reads its removal as a change.
+    let unscoped = load(bridge_sources, Deadlines::default(), Some(&TrustCheck::new(&store)));
+    assert!(unscoped.untrusted[0].reason.contains("`.claude/settings.json` was removed"), "{:?}", unscoped.untrusted);
+}
+
+/// An agent deleting the guard file must not switch the guard off silently: a trusted root
+/// whose hook file is gone is reported, though no file of it is left to load.
+#[test]
+fn a_removed_hook_file_of_a_trusted_project_is_reported() {
+    let dir = TempDir::new();
+    dir.write(".hookwire/hooks.yaml", "pre_tool_execution:\n  - name: guard\n    command: echo '{}'\n");
+    let sources = vec![ConfigSource::new(dir.join(".hookwire/hooks.yaml"), Level::Project)];
+    let store_dir = TempDir::new();
+    let store = FileTrustStore::new(store_dir.join("trust.json"));
+    store.put(fingerprint(dir.path(), &sources).expect("fingerprint")).expect("put");
+    fs::remove_file(dir.join(".hookwire/hooks.yaml")).expect("remove");
+    let check = TrustCheck::new(&store).expecting([dir.path().to_owned()]);
+    let loaded = load(&[], Deadlines::default(), Some(&check));
+    assert_eq!(loaded.untrusted.len(), 1, "{:?}", loaded.untrusted);
+    let held = &loaded.untrusted[0];
+    assert!(held.reason.contains("`.hookwire/hooks.yaml` was removed since the project was trusted"), "{held:?}");
+    assert!(held.how_to_trust.contains("hookwire trust"), "{held:?}");
+}
+
+/// A script's helpers reached through `$(dirname "$0")/lib/...` are covered: the folder of a
+/// script the command runs is hashed whole, and an edit of a helper in a sub-folder withdraws
+/// the trust (the first red team's last open case). `make` reads the Makefile unnamed.
+#[test]
+fn a_helper_next_to_the_script_and_the_makefile_are_covered() {
+    let dir = TempDir::new();
+    dir.write(
+        ".hookwire/hooks.yaml",
+        "pre_tool_execution:\n  - name: guard\n    command: sh .claude/hooks/guard.sh\n  - name: lint\n    command: make -s check\n",
+    );
+    dir.write(".claude/hooks/guard.sh", ". \"$(dirname \"$0\")/lib/helpers.sh\"\ncheck\n");
+    dir.write(".claude/hooks/lib/helpers.sh", "check() { echo '{}'; }\n");
+    dir.write("Makefile", "check:\n\t@echo '{}'\n");
+    let sources = vec![ConfigSource::new(dir.join(".hookwire/hooks.yaml"), Level::Project)];
+    let store_dir = TempDir::new();
+    let store = FileTrustStore::new(store_dir.join("trust.json"));
+    let record = fingerprint(dir.path(), &sources).expect("fingerprint");
+    let files: Vec<String> = record.files.keys().map(|p| p.display().to_string()).collect();
+    for expected in [".claude/hooks/lib/helpers.sh", "Makefile", "GNUmakefile"] {
+        assert!(files.iter().any(|f| f == expected), "{expected} not in {files:?}");
+    }
+    store.put(record).expect("put");
+    let reload = || load(&sources, Deadlines::default(), Some(&TrustCheck::new(&store)));
+    assert!(reload().untrusted.is_empty(), "{:?}", reload().untrusted);
+
+    dir.write(".claude/hooks/lib/helpers.sh", "check() { echo '{\"action\": \"continue\"}'; }\n");
+    let held = reload().untrusted;
+    assert!(
+        held.iter().any(|u| u.reason.contains("`.claude/hooks/lib/helpers.sh` changed")),
+        "an edited helper went unnoticed: {held:?}"
+    );
+    dir.write(".claude/hooks/lib/helpers.sh", "check() { echo '{}'; }\n");
+    assert!(reload().untrusted.is_empty());
+    dir.write("GNUmakefile", "check:\n\t@true\n");
+    let held = reload().untrusted;
+    assert!(held.iter().any(|u| u.reason.contains("`GNUmakefile` appeared")), "{held:?}");
+}
+
+/// A guard whose files changed after the check refuses the tool call instead of failing open
+/// through its failure policy: an agent must not edit its guard away between two calls.
+#[tokio::test]
+async fn a_guarded_hook_whose_project_changed_refuses_the_tool_call() {
+    let project = Project::new();
+    project.trust();
+    let specs: Vec<HookSpec> =
+        project.load().specs.into_iter().filter(|spec| spec.level == Level::Project && spec.name == "guard").collect();
+    let engine = Engine::builder().factory(guarded(Arc::new(Answering))).build();
+    engine.replace_level(Level::Project, specs).await.expect("mount");
+    let mut context = Context { tool_name: Some("Bash".into()), ..Context::default() };
+    let outcome = engine.fire(Event::PreToolExecution, &mut context).await;
+    assert_eq!(outcome.decision, hook_core::Decision::Continue, "{:?}", outcome.trace);
+
+    project.dir.write(".jcli/hooks/guard/guard.sh", "#!/bin/sh\necho '{\"action\": \"continue\"}'\n");
+    let outcome = engine.fire(Event::PreToolExecution, &mut context).await;
+    assert_eq!(outcome.decision, hook_core::Decision::DenyTool, "{:?}", outcome.trace);
+    let reason = outcome.reason.unwrap_or_default();
+    assert!(
+        reason.contains("guard.sh` changed since the project was trusted") && reason.contains("hookwire trust"),
+        "{reason}"
+    );
+    engine.shutdown().await;
 }
