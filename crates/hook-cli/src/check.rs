@@ -141,6 +141,10 @@ fn parse_diagnostic(text: &str) -> Value {
 /// JSON object (the text lines are their `text`). The loading is every command's
 /// (`engine::load`); the files' own diagnostics keep their file, line, column and hook apart.
 struct Checked {
+    /// Files holding hookwire's own `hookwire hook` entries, and how many: not hooks.
+    bridge: Vec<Value>,
+    /// What the bridge tells the person about held-back project hooks.
+    held_back: Option<String>,
     specs: Vec<HookSpec>,
     errors: Vec<Value>,
     warnings: Vec<Value>,
@@ -148,10 +152,22 @@ struct Checked {
     searched: Vec<Value>,
 }
 
-fn load(args: &ConfigArgs) -> Checked {
+/// What `check` loads: everything (`agent: None`), or exactly what `hookwire hook <agent>`
+/// loads in this directory (`--agent`): without the agent's own settings files, discovered from
+/// the project directory the agent names, with trust checked the way that bridge checks it.
+fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let loaded = engine::load(args);
-    let sources = discover::discover(&args.configs, args.no_default_config, &cwd).sources;
+    let (loaded, sources) = match agent {
+        None => (engine::load(args), discover::discover(&args.configs, args.no_default_config, &cwd).sources),
+        Some(agent) => {
+            let start = crate::hook::discovery_start(agent, &cwd);
+            let sources = crate::hook::bridge_sources(agent, &[], &args.configs, args.no_default_config, &cwd, &start)
+                .unwrap_or_default();
+            let loaded =
+                crate::hook::load_bridge(agent, &[], &args.configs, args.no_default_config, &cwd).unwrap_or_default();
+            (loaded, sources)
+        }
+    };
     // The same files read again (no trust review) for the structured form of their diagnostics.
     let raw = config::load(&sources, Deadlines::default(), None);
     let structured = |text: &String| -> Value {
@@ -192,11 +208,33 @@ fn load(args: &ConfigArgs) -> Checked {
             })
         })
         .collect();
-    Checked { specs: loaded.specs, errors, warnings, untrusted, searched: searched(args, &cwd, &sources) }
+    let held_back = crate::held_back::note(&loaded.untrusted);
+    let bridge = raw
+        .files
+        .iter()
+        .filter(|file| file.bridge_entries > 0)
+        .map(|file| json!({"file": file.path.display().to_string(), "entries": file.bridge_entries}))
+        .collect();
+    Checked {
+        bridge,
+        specs: loaded.specs,
+        errors,
+        warnings,
+        untrusted,
+        searched: searched(args, &cwd, &sources, agent),
+        held_back,
+    }
 }
 
-/// Every place configuration is looked for, whether it exists, and at which level.
-fn searched(args: &ConfigArgs, cwd: &std::path::Path, sources: &[config::ConfigSource]) -> Vec<Value> {
+/// Every place configuration is looked for, whether it exists, and at which level; for
+/// `hookwire hook <agent>` (`agent`), from the project directory the agent names, without the
+/// agent's own settings files.
+fn searched(
+    args: &ConfigArgs,
+    cwd: &std::path::Path,
+    sources: &[config::ConfigSource],
+    agent: Option<hook_protocol::Agent>,
+) -> Vec<Value> {
     const HOOK_FILES: [&str; 4] = ["hooks.yaml", "hooks.yml", "hooks.json", "hooks"];
     const AGENT_FILES: [&str; 4] =
         [".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json"];
@@ -210,21 +248,27 @@ fn searched(args: &ConfigArgs, cwd: &std::path::Path, sources: &[config::ConfigS
             places.extend(HOOK_FILES.iter().map(|f| (jdata.join(f), "user")));
             places.extend(AGENT_FILES.iter().map(|f| (home.join(f), "user")));
         }
-        match discover::project_root(cwd) {
-            Some(root) => {
-                for dir in [".hookwire", ".jcli"] {
-                    places.extend(HOOK_FILES.iter().map(|f| (root.join(dir).join(f), "project")));
-                }
-                places.extend(AGENT_FILES.iter().map(|f| (root.join(f), "project")));
+        let start = agent.map_or_else(|| cwd.to_path_buf(), |agent| crate::hook::discovery_start(agent, cwd));
+        let roots = discover::project_roots(&start);
+        for root in &roots {
+            for dir in [".hookwire", ".jcli"] {
+                places.extend(HOOK_FILES.iter().map(|f| (root.join(dir).join(f), "project")));
             }
-            None => places.push((cwd.join(".hookwire"), "project (no project directory found from here upward)")),
+            places.extend(AGENT_FILES.iter().map(|f| (root.join(f), "project")));
+        }
+        if roots.is_empty() {
+            places.push((cwd.join(".hookwire"), "project (no project directory found from here upward)"));
         }
     }
     for path in &args.configs {
         places.push((if path.is_absolute() { path.clone() } else { cwd.join(path) }, "--config"));
     }
+    let skipped = |path: &std::path::Path| {
+        agent.is_some_and(|agent| agent.settings_files().iter().any(|file| path.ends_with(file)))
+    };
     places
         .into_iter()
+        .filter(|(path, _)| !skipped(path))
         .map(|(path, level)| {
             let is_loaded = sources.iter().any(|s| s.path == path);
             json!({"path": path.display().to_string(), "level": level, "exists": path.exists(), "loaded": is_loaded})
@@ -232,8 +276,8 @@ fn searched(args: &ConfigArgs, cwd: &std::path::Path, sources: &[config::ConfigS
         .collect()
 }
 
-pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
-    let checked = load(args);
+pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol::Agent>) -> u8 {
+    let checked = load(args, agent);
     let events: Vec<(Event, Vec<Value>)> = Event::ALL
         .into_iter()
         .map(|event| (event, in_run_order(&checked.specs, event).into_iter().map(|s| describe(s, event)).collect()))
@@ -250,6 +294,8 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
                 "events": listing,
                 "warnings": checked.warnings,
                 "untrusted": checked.untrusted,
+                "held_back": checked.held_back,
+                "bridge_entries": checked.bridge,
                 "errors": checked.errors,
                 "searched": checked.searched,
             });
@@ -299,6 +345,20 @@ pub(crate) fn run(args: &ConfigArgs, format: Format) -> u8 {
             }
             for untrusted in &checked.untrusted {
                 outln!("untrusted: {}", terminal::safe(&text_of(untrusted)));
+            }
+            for file in &checked.bridge {
+                outln!(
+                    "bridge: {} calls `hookwire hook` on {} events (hookwire's own entries, not hooks it runs)",
+                    terminal::safe(file["file"].as_str().unwrap_or_default()),
+                    file["entries"]
+                );
+            }
+            if let (Some(agent), Some(note)) = (agent, &checked.held_back) {
+                let what = if agent == hook_protocol::Agent::Claude { "asks you before" } else { "denies" };
+                outln!(
+                    "held back: while this holds, `hookwire hook {agent}` {what} every tool call and tells you once per session: {}",
+                    terminal::safe(note)
+                );
             }
             for error in &checked.errors {
                 outln!("error: {}", terminal::safe(&text_of(error)));

@@ -78,7 +78,7 @@ pub(crate) fn project_root(cwd: &Path) -> PathBuf {
 }
 
 /// FNV-1a, 64 bits: stable across runs and builds.
-fn fnv1a(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
     for part in parts {
         for byte in part.iter().chain(&[0u8]) {

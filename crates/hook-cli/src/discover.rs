@@ -30,6 +30,11 @@ pub(crate) fn project_root(start: &Path) -> Option<PathBuf> {
     Locations::from_env().project_root(start)
 }
 
+/// Every project root at or above `start`, outermost first.
+pub(crate) fn project_roots(start: &Path) -> Vec<PathBuf> {
+    Locations::from_env().project_roots(start)
+}
+
 /// The project-level sources under `root`.
 pub(crate) fn project_sources(root: &Path) -> Vec<ConfigSource> {
     Locations::from_env().project_sources(root, None)

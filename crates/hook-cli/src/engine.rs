@@ -45,6 +45,11 @@ pub(crate) fn load_sources(sources: &[config::ConfigSource]) -> LoadedConfig {
     hook_host::load_sources(sources, &trust())
 }
 
+/// Loads `sources` for a path scoped as `scope` (see [`hook_host::Scope`]).
+pub(crate) fn load_scoped(sources: &[config::ConfigSource], scope: &hook_host::Scope) -> LoadedConfig {
+    hook_host::load_scoped(sources, &trust(), scope)
+}
+
 /// The chat model for llm hooks: `--base-url`/`--model` over `OPENAI_BASE_URL`,
 /// `OPENAI_API_KEY`, `HOOKWIRE_MODEL`.
 pub(crate) fn chat_model(

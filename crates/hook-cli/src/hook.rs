@@ -38,6 +38,7 @@ use crate::{
     daemon::{self, CallError, ConnectError, DaemonPaths},
     discover,
     engine::{self, LoadedConfig},
+    held_back,
 };
 
 /// The largest hook input read from stdin.
@@ -162,20 +163,29 @@ pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     if path.is_absolute() { path.to_path_buf() } else { cwd.join(path) }
 }
 
+/// Where a bridge call discovers its configuration: the project directory the agent names
+/// (`CLAUDE_PROJECT_DIR`, ...), else `cwd`. The agent's project, not the directory its session
+/// happens to be in: a subdirectory with a settings file of its own must not decide.
+pub(crate) fn discovery_start(agent: Agent, cwd: &Path) -> PathBuf {
+    project_dir(agent).map_or_else(|| cwd.to_path_buf(), |dir| absolute(&dir, cwd))
+}
+
 /// The sources of a bridge call: hookwire's configuration (without `agent`'s own settings
-/// files, which the agent runs itself) and each `--settings` file; `Err` names a `--settings`
-/// file that does not exist.
+/// files, which the agent runs itself) discovered from `start`, each `--config` (relative to
+/// `cwd`) and each `--settings` file; `Err` names a `--settings` file that does not exist.
 pub(crate) fn bridge_sources(
     agent: Agent,
     settings: &[PathBuf],
     configs: &[PathBuf],
     no_default_config: bool,
     cwd: &Path,
+    start: &Path,
 ) -> Result<Vec<ConfigSource>, String> {
-    let mut sources = discover::discover_except(configs, no_default_config, cwd, Some(agent)).sources;
+    let mut sources = discover::discover_except(&[], no_default_config, start, Some(agent)).sources;
+    sources.extend(discover::discover_except(configs, true, cwd, Some(agent)).sources);
     for path in settings {
         let path = absolute(path, cwd);
-        if !path.is_file() {
+        if !is_readable_file(&path) {
             return Err(format!("--settings {}: no such file", path.display()));
         }
         sources.push(ConfigSource::agent(path, hook_core::Level::User, agent));
@@ -183,7 +193,56 @@ pub(crate) fn bridge_sources(
     Ok(sources)
 }
 
-/// Loads the configuration of a bridge call; `Err` is a reason to refuse the call.
+/// Whether `path` is a regular file.
+fn is_readable_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
+}
+
+/// A `--settings` pipe (the `/dev/fd/63` of a shell's `--settings <(...)`) copied into a
+/// private file, which this call reads as often as it needs; removed when dropped.
+#[derive(Debug)]
+pub(crate) struct PipedSettings {
+    path: PathBuf,
+}
+
+impl Drop for PipedSettings {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Replaces each `--settings` path that is a pipe or character device by a private copy of what
+/// it holds (a pipe can be read once, and only by this process); the copies live as long as the
+/// returned guards.
+fn copy_piped_settings(settings: &mut [PathBuf]) -> Result<Vec<PipedSettings>, String> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut copies = Vec::new();
+    for (n, path) in settings.iter_mut().enumerate() {
+        let Ok(meta) = std::fs::metadata(&*path) else { continue };
+        if !(meta.file_type().is_fifo() || meta.file_type().is_char_device()) {
+            continue;
+        }
+        let mut text = Vec::new();
+        std::fs::File::open(&*path)
+            .and_then(|file| file.take(MAX_INPUT_BYTES).read_to_end(&mut text))
+            .map_err(|e| format!("--settings {}: cannot read it: {e}", path.display()))?;
+        let copy = std::env::temp_dir().join(format!("hookwire-settings-{}-{n}.json", std::process::id()));
+        let _ = std::fs::remove_file(&copy);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&copy)
+            .and_then(|mut file| file.write_all(&text))
+            .map_err(|e| format!("--settings {}: cannot keep a copy in {}: {e}", path.display(), copy.display()))?;
+        *path = copy.clone();
+        copies.push(PipedSettings { path: copy });
+    }
+    Ok(copies)
+}
+
+/// Loads the configuration of a bridge call; `Err` is a reason to refuse the call. Trust is
+/// checked for what this path loads (see [`hook_host::Scope`]).
 pub(crate) fn load_bridge(
     agent: Agent,
     settings: &[PathBuf],
@@ -191,8 +250,10 @@ pub(crate) fn load_bridge(
     no_default_config: bool,
     cwd: &Path,
 ) -> Result<LoadedConfig, String> {
-    let sources = bridge_sources(agent, settings, configs, no_default_config, cwd)?;
-    let mut loaded = engine::load_sources(&sources);
+    let start = discovery_start(agent, cwd);
+    let sources = bridge_sources(agent, settings, configs, no_default_config, cwd, &start)?;
+    let roots = if no_default_config { Vec::new() } else { discover::project_roots(&start) };
+    let mut loaded = engine::load_scoped(&sources, &hook_host::Scope { skip: Some(agent), roots });
     loaded.errors.splice(0..0, engine::missing_configs(configs, cwd));
     Ok(loaded)
 }
@@ -289,7 +350,7 @@ async fn through_daemon(
     cwd: &Path,
     loaded: &mut Option<Result<LoadedConfig, String>>,
 ) -> Option<BridgeAnswer> {
-    let root = daemon::project_root(cwd);
+    let root = daemon::project_root(&discovery_start(args.agent, cwd));
     let paths = daemon::paths_for(&root)?;
     let mut stream = match daemon::connect(&paths).await {
         Ok(stream) => stream,
@@ -350,7 +411,7 @@ enum ViaDaemon {
 
 /// Sends `input` to the project's daemon when one listens, without an async runtime.
 fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
-    let root = daemon::project_root(cwd);
+    let root = daemon::project_root(&discovery_start(args.agent, cwd));
     let Some(paths) = daemon::paths_for(&root) else { return ViaDaemon::NotRunning(input) };
     if !paths.socket.exists() {
         return ViaDaemon::NotRunning(input);
@@ -413,26 +474,108 @@ pub(crate) struct Pending {
     cwd: PathBuf,
     /// `None`: go through the project's daemon, which is running (or worth starting).
     loaded: Option<Result<LoadedConfig, String>>,
+    /// Private copies of piped `--settings`, removed when the call ends.
+    _piped: Vec<PipedSettings>,
+}
+
+/// The hook input as JSON, read the way the agents write it: a lone UTF-16 surrogate escape
+/// (`\ud83d`, half an emoji cut by a JSON writer) becomes U+FFFD instead of failing the
+/// parse, and bytes that are not UTF-8 are read lossily.
+pub(crate) fn parse_input(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    let text = String::from_utf8_lossy(bytes);
+    match serde_json::from_str(&text) {
+        Ok(value) => Ok(value),
+        Err(first) => match without_lone_surrogates(&text) {
+            Some(mended) => serde_json::from_str(&mended).map_err(|_| first),
+            None => Err(first),
+        },
+    }
+}
+
+/// `text` with every `\uXXXX` escape of a lone surrogate replaced by `\ufffd`; `None` when
+/// there is none.
+fn without_lone_surrogates(text: &str) -> Option<String> {
+    fn escape_at(bytes: &[u8], at: usize) -> Option<u16> {
+        let digits = bytes.get(at..at + 6)?;
+        if digits[0] != b'\\' || digits[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&digits[2..]).ok()?, 16).ok()
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        let Some(unit) = escape_at(bytes, at) else {
+            // Any other escape (`\\`, `\"`, ...) is two bytes: skip both.
+            at += 2;
+            continue;
+        };
+        let is_high = (0xD800..0xDC00).contains(&unit);
+        let is_low = (0xDC00..0xE000).contains(&unit);
+        let paired = is_high && escape_at(bytes, at + 6).is_some_and(|next| (0xDC00..0xE000).contains(&next));
+        if paired {
+            at += 12;
+        } else if is_high || is_low {
+            out.push_str(&text[copied..at]);
+            out.push_str("\\ufffd");
+            changed = true;
+            at += 6;
+            copied = at;
+        } else {
+            at += 6;
+        }
+    }
+    out.push_str(&text[copied..]);
+    changed.then_some(out)
+}
+
+/// The answer when the hook input cannot be read at all: the event is unknown, so hookwire
+/// blocks (exit 2, which all three agents read as a block where the event can be blocked)
+/// rather than let a call it could not check through.
+fn unreadable_input(message: &str) -> BridgeAnswer {
+    BridgeAnswer {
+        exit_code: 2,
+        stdout: String::new(),
+        stderr: format!("hookwire: {message}; blocked, since hookwire could not check it\n"),
+    }
 }
 
 /// Everything a bridge call can do without an async runtime: read the input; answer through
 /// the project's daemon when one listens; else load the configuration, and answer at once when
 /// nothing is to run — the common case for most events, which then costs no runtime, no thread
 /// and no engine.
-pub(crate) fn prepare(args: HookArgs) -> Prepared {
+pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
     let agent = args.agent;
-    let mut text = String::new();
-    if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_string(&mut text) {
-        return Prepared::Answered(write_answer(&failure_answer(&format!("cannot read the hook input on stdin: {e}"))));
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_end(&mut bytes) {
+        return Prepared::Answered(write_answer(&unreadable_input(&format!(
+            "cannot read the hook input on stdin: {e}"
+        ))));
     }
-    let input: Value = match serde_json::from_str(&text) {
+    let input: Value = match parse_input(&bytes) {
         Ok(input) => input,
         Err(e) => {
-            return Prepared::Answered(write_answer(&failure_answer(&format!(
+            return Prepared::Answered(write_answer(&unreadable_input(&format!(
                 "the hook input on stdin is not JSON: {e}"
             ))));
         }
     };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let piped = match copy_piped_settings(&mut args.settings) {
+        Ok(piped) => piped,
+        Err(reason) => return Prepared::Answered(write_answer(&unreadable_input(&reason))),
+    };
+    if !piped.is_empty() {
+        // The copies are this call's own: a daemon would keep a configuration per call.
+        args.no_daemon = true;
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     // The daemon reads the input itself (with the same function, so an input it cannot read
     // gets the same answer as here).
@@ -450,29 +593,33 @@ pub(crate) fn prepare(args: HookArgs) -> Prepared {
         Ok(read) => read,
         Err(e) => return Prepared::Answered(write_answer(&failure_answer(&e.to_string()))),
     };
+    let pending = |loaded, args, context, text, piped| {
+        Prepared::Fire(Box::new(Pending { args, event, context, text, cwd: cwd.clone(), loaded, _piped: piped }))
+    };
     if stale {
         // The async path finds the dead daemon again, and replaces it when worth it.
-        return Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: None }));
+        return pending(None, args, context, text, piped);
     }
     let loaded = load_bridge(agent, &args.settings, &args.config.configs, args.config.no_default_config, &cwd);
     if fire_here {
-        return Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: Some(loaded) }));
+        return pending(Some(loaded), args, context, text, piped);
     }
     let worth_a_daemon = matches!(&loaded, Ok(l) if l.errors.is_empty() && has_process_hooks(l));
     match &loaded {
         Ok(l) if load_problem(l).is_none() && !is_relevant(&l.specs, event) && !worth_a_daemon => {
-            Prepared::Answered(write_answer(&with_notes(&notes_of(l), no_decision())))
+            let answer = with_notes(&notes_of(l), no_decision());
+            let note = held_back::note(&l.untrusted);
+            let answer = held_back::apply(agent, event, context.session_id.as_deref(), note.as_deref(), answer);
+            Prepared::Answered(write_answer(&answer))
         }
-        _ if worth_a_daemon && daemon_allowed(&args) => {
-            Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: None }))
-        }
-        _ => Prepared::Fire(Box::new(Pending { args, event, context, text, cwd, loaded: Some(loaded) })),
+        _ if worth_a_daemon && daemon_allowed(&args) => pending(None, args, context, text, piped),
+        _ => pending(Some(loaded), args, context, text, piped),
     }
 }
 
 /// The rest of a bridge call: through the daemon, else in this process.
 pub(crate) async fn finish(pending: Pending) -> u8 {
-    let Pending { args, event, context, text, cwd, mut loaded } = pending;
+    let Pending { args, event, context, text, cwd, mut loaded, _piped } = pending;
     let agent = args.agent;
     if loaded.is_none()
         && let Some(answer) = through_daemon(&args, event, &text, &cwd, &mut loaded).await
@@ -510,12 +657,14 @@ async fn in_process(
     if let Some(problem) = load_problem(&loaded) {
         return write_answer(&with_notes(&notes, refuse(agent, event, problem)));
     }
+    let note = held_back::note(&loaded.untrusted);
+    let session = context.session_id.clone();
+    let held = |answer| held_back::apply(agent, event, session.as_deref(), note.as_deref(), answer);
     if !is_relevant(&loaded.specs, event) {
         // Nothing to run: answer at once, with no runtime work beyond reading the input.
-        return write_answer(&with_notes(&notes, no_decision()));
+        return write_answer(&held(with_notes(&notes, no_decision())));
     }
-    let project =
-        project_dir(agent).or_else(|| context.cwd.as_ref().map(PathBuf::from)).unwrap_or_else(|| cwd.to_path_buf());
+    let project = discovery_start(agent, context.cwd.as_deref().map_or(cwd, Path::new));
     let engine = engine::engine_for(engine::lazy_model(None, None), Some(project));
     let errors = engine::mount(&engine, loaded.specs).await;
     if !errors.is_empty() {
@@ -523,7 +672,7 @@ async fn in_process(
         let reason = format!("cannot start the hooks: {}", errors.join("; "));
         return write_answer(&with_notes(&notes, refuse(agent, event, reason)));
     }
-    let answer = with_notes(&notes, fire_bridge(&engine, agent, event, context, cwd).await);
+    let answer = held(with_notes(&notes, fire_bridge(&engine, agent, event, context, cwd).await));
     // The answer goes out before the hooks are shut down: the agent is waiting for it.
     let code = write_answer(&answer);
     engine::shutdown_one_shot(&engine).await;

@@ -25,6 +25,7 @@ mod demo;
 mod discover;
 mod engine;
 mod fire;
+mod held_back;
 mod hook;
 mod install;
 mod serve;
@@ -57,6 +58,11 @@ enum Command {
     Check {
         #[command(flatten)]
         config: ConfigArgs,
+        /// Show exactly what `hookwire hook <AGENT>` runs here (claude, gemini or codex):
+        /// without that agent's own settings files, from the project directory it names, and
+        /// why anything is held back.
+        #[arg(long, value_name = "AGENT")]
+        agent: Option<hook_protocol::Agent>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -256,7 +262,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(async move {
         let command = async move {
             match cli.command {
-                Command::Check { config, format } => check::run(&config, format),
+                Command::Check { config, format, agent } => check::run(&config, format, agent),
                 Command::Fire(args) => fire::run(args).await,
                 Command::Hook(args) => hook::run(args).await,
                 Command::HookPending(pending) => hook::finish(*pending).await,

@@ -42,7 +42,7 @@ use tokio::{
 
 use crate::{
     daemon::{self, DaemonPaths},
-    fire,
+    fire, held_back,
     hook::{self, fire_bridge, is_relevant, no_decision, notes_of, refuse, with_notes},
 };
 
@@ -137,6 +137,8 @@ struct View {
     notes: String,
     warnings: Vec<String>,
     untrusted: Vec<String>,
+    /// What the person is told about held-back project hooks (see [`held_back`]).
+    held_back: Option<String>,
     errors: Vec<String>,
     reloads: u64,
     read_at: Option<String>,
@@ -231,6 +233,7 @@ impl Served {
         };
         if let Ok(loaded) = &reload.read {
             view.notes = notes_of(loaded);
+            view.held_back = held_back::note(&loaded.untrusted);
             view.warnings = loaded.warnings.clone();
             view.untrusted = loaded
                 .untrusted
@@ -517,8 +520,10 @@ impl Daemon {
             let reason = view.refusal.clone().unwrap_or_else(|| "the configuration does not load".into());
             return Ok(with_notes(&view.notes, refuse(agent, event, reason)));
         };
+        let session = context.session_id.clone();
+        let held = |answer| held_back::apply(agent, event, session.as_deref(), view.held_back.as_deref(), answer);
         if !is_relevant(mounted, event) {
-            return Ok(with_notes(&view.notes, no_decision()));
+            return Ok(held(with_notes(&view.notes, no_decision())));
         }
         if served.needs_caller_env_file(event, env_file) {
             return Err(rpc_error(
@@ -526,7 +531,7 @@ impl Daemon {
                 "this event's command hooks need the caller's CLAUDE_ENV_FILE; fire it in the caller's process",
             ));
         }
-        Ok(with_notes(&view.notes, fire_bridge(served.host.engine(), agent, event, context, cwd).await))
+        Ok(held(with_notes(&view.notes, fire_bridge(served.host.engine(), agent, event, context, cwd).await)))
     }
 
     async fn check(&self, params: CheckParams) -> Result<Value, RpcError> {

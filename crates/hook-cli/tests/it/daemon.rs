@@ -605,7 +605,12 @@ fn trust_is_checked_again_on_reload() {
         sandbox.run(command, &input("PreToolUse", json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})))
     };
     let untrusted = call();
-    assert_eq!(untrusted.stdout, "", "{untrusted:?}");
+    // Held back, the guard did not run: Claude Code is asked to ask the person.
+    assert!(untrusted.stdout.contains("\"permissionDecision\":\"ask\""), "{untrusted:?}");
+    assert!(
+        untrusted.stdout.contains("not trusted yet") && untrusted.stdout.contains("hookwire trust"),
+        "{untrusted:?}"
+    );
     assert!(untrusted.stderr.contains("hookwire trust"), "{untrusted:?}");
     assert!(sandbox.daemon_pid().is_some());
 
@@ -618,5 +623,11 @@ fn trust_is_checked_again_on_reload() {
         "project/.hookwire/hooks.yaml",
         "pre_tool_execution:\n  - name: no-ls\n    command: \"echo '{\\\"action\\\": \\\"skip\\\"}' # changed\"\n",
     );
-    assert!(wait_until(|| call().stdout.is_empty()), "the changed file is not trusted");
+    assert!(
+        wait_until(|| {
+            let stdout = call().stdout;
+            stdout.contains("\"ask\"") && stdout.contains("changed since it was trusted")
+        }),
+        "the changed file is not trusted, and the person is asked"
+    );
 }

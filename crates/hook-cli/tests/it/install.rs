@@ -226,6 +226,10 @@ fn an_installed_claude_file_loads_and_the_bridge_does_not_run_itself() {
         .unwrap();
     let check: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(check["valid"], true, "{check}");
-    let warnings = check["warnings"].to_string();
-    assert!(warnings.contains("runs `hookwire hook` itself"), "{check}");
+    // hookwire's own entries are listed apart, not as hooks and not as warnings.
+    assert!(!check["warnings"].to_string().contains("hookwire hook"), "{check}");
+    assert!(!check["events"].to_string().contains("hookwire hook"), "{check}");
+    let bridge = check["bridge_entries"].as_array().expect("bridge_entries");
+    assert_eq!(bridge.len(), 1, "{check}");
+    assert!(bridge[0]["entries"].as_u64().unwrap_or(0) > 0, "{check}");
 }

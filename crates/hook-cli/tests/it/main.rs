@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod daemon;
 mod demo;
+mod first_run;
 mod hardening;
 mod install;
 mod published;

@@ -275,8 +275,10 @@ for line in sys.stdin:
     let outcome = json_stdout(&output);
     assert!(!sandbox.path("edited-plugin-ran").exists(), "the edited plugin was restarted:\n{}", stderr(&output));
     let plug = outcome["trace"].as_array().into_iter().flatten().find(|e| e["id"] == "project:plug:pre_tool_execution");
-    let error = plug.and_then(|e| e["error"].as_str()).unwrap_or_default();
-    assert!(error.contains("`.hookwire/plugin.py` changed since the project was trusted"), "{outcome:#}");
+    // The changed guard refuses the tool call rather than fail open through its policy.
+    assert_eq!(plug.map(|e| e["action"].clone()), Some(serde_json::Value::from("deny_tool")), "{outcome:#}");
+    let reason = outcome["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("`.hookwire/plugin.py` changed since the project was trusted"), "{outcome:#}");
 }
 
 /// Item 5: no terminal and no `--yes` refuses and records nothing; `!!binary` is refused.
