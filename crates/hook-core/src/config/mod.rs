@@ -755,14 +755,14 @@ pub(crate) struct ParseFailure {
 /// parse names them (`<agent>-<Event>-<group>-<handler>`, or the handler's `name`), with the
 /// commands `hookwire check` and `trust` describe; no matcher compiled, no position sought.
 fn shallow_agent_specs(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
-    let settings: hook_protocol::agent_config::AgentSettings = match hook_protocol::from_json_str(cx.text) {
-        Ok(settings) => settings,
+    let (settings, switches) = match agent::read_settings(agent, cx.text).1 {
+        Ok(parsed) => parsed,
         Err(err) => {
             cx.error(None, None, format!("{err}; see the {} hooks documentation for the shape", agent.display_name()));
             return Vec::new();
         }
     };
-    if settings.disable_all_hooks == Some(true) {
+    if settings.disable_all_hooks == Some(true) || switches.off.is_some() {
         return Vec::new();
     }
     let mut specs = Vec::new();
@@ -771,6 +771,9 @@ fn shallow_agent_specs(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
         let Some(event) = agent.event(&event_name) else { continue };
         for (g, group) in groups.into_iter().enumerate() {
             for (h, handler) in group.hooks.into_iter().enumerate() {
+                if [&handler.name, &handler.command].into_iter().flatten().any(|id| switches.disabled.contains(id)) {
+                    continue;
+                }
                 let base = handler
                     .name
                     .clone()
