@@ -15,7 +15,7 @@ use std::{
 use async_trait::async_trait;
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec,
-    SharedBytes,
+    Level, SharedBytes,
     agent::{AgentGate, hook_input, read_http_body, read_prompt_verdict},
     head_chars,
 };
@@ -175,12 +175,18 @@ impl HookFactory for AgentHttpFactory {
             });
         }
         if let Some(patterns) = &def.http_allowed_urls
-            && !patterns.iter().any(|pattern| wildcard_match(pattern, url_text))
+            && !hook_core::config::url_allowed(patterns, url_text)
         {
             let listed = if patterns.is_empty() { "none".to_owned() } else { patterns.join(", ") };
+            let whose = match spec.level {
+                Level::Project => {
+                    "its file's or the user settings' `allowedHttpHookUrls` (both apply to a project's hooks)"
+                }
+                _ => "`allowedHttpHookUrls`",
+            };
             return Err(BuildError::Invalid {
                 message: format!(
-                    "http hook `{name}` calls `{url_text}`, which `allowedHttpHookUrls` does not allow (allowed: {listed}); \
+                    "http hook `{name}` calls `{url_text}`, which {whose} does not allow (allowed: {listed}); \
                      the hook is not called: add a pattern matching its url to `allowedHttpHookUrls`"
                 ),
             });
@@ -331,32 +337,6 @@ impl Hook for AgentHttpHook {
         }
         read_http_body(self.agent, input.event, &text, input.context)
     }
-}
-
-/// Whether `text` matches `pattern` as a whole, `*` matching any characters (none included)
-/// and every other character itself.
-fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let (pattern, text) = (pattern.as_bytes(), text.as_bytes());
-    let (mut p, mut t) = (0, 0);
-    // The last `*` seen, and where in `text` its match currently ends.
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if p < pattern.len() && pattern[p] == text[t] {
-            p += 1;
-            t += 1;
-        } else if let Some((star_p, star_t)) = star {
-            // Let the `*` take one more character and try again after it.
-            p = star_p + 1;
-            t = star_t + 1;
-            star = Some((star_p, star_t + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&b| b == b'*')
 }
 
 /// `template` with each `$VAR` and `${VAR}` replaced by `lookup(VAR)` when `is_allowed(VAR)`,
@@ -676,6 +656,7 @@ mod tests {
 
     #[test]
     fn wildcards_match_any_characters_and_nothing_else() {
+        let wildcard_match = |pattern: &str, url: &str| hook_core::config::url_allowed(&[pattern.to_owned()], url);
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/a/b?c=d"));
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/"));
         assert!(wildcard_match("http://127.0.0.1:*/hook", "http://127.0.0.1:8080/hook"));

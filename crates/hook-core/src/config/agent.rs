@@ -276,6 +276,7 @@ pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec>
             return Vec::new();
         }
     };
+    cx.http_allowlist = settings.allowed_http_hook_urls.clone().map(|list| (agent, list));
     if settings.disable_all_hooks == Some(true) {
         cx.warn(Some((1, 1)), None, "`disableAllHooks` is true: no hook of this file runs");
         return Vec::new();
@@ -477,6 +478,70 @@ fn handler_spec(
 /// A number as the user wrote it: `120000`, `2.5`, `1e30` (not thirty-one digits).
 fn number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e15 { format!("{value}") } else { format!("{value:e}") }
+}
+
+/// Whether `url` matches one of `patterns` as a whole, `*` matching any characters (none
+/// included) and every other character itself: `allowedHttpHookUrls` as Claude Code reads it.
+pub fn url_allowed(patterns: &[String], url: &str) -> bool {
+    patterns.iter().any(|pattern| wildcard_match(pattern, url))
+}
+
+fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let (pattern, text) = (pattern.as_bytes(), text.as_bytes());
+    let (mut p, mut t) = (0, 0);
+    // The last `*` seen, and where in `text` its match currently ends.
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pattern.len() && pattern[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((star_p, star_t)) = star {
+            // Let the `*` take one more character and try again after it.
+            p = star_p + 1;
+            t = star_t + 1;
+            star = Some((star_p, star_t + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&b| b == b'*')
+}
+
+/// The stricter level wins: a user's `allowedHttpHookUrls` also restricts the http handlers of
+/// every project file of the same agent, whatever (or whether) the project's own list allows.
+///
+/// An http handler's URL is known at load time, so "allowed by the project's list AND by each
+/// user list" is decided here and written as the one list the http executor checks: a user list
+/// that refuses the URL replaces the handler's list (the executor then refuses it, naming that
+/// list), and with no list of its own the handler gets the user's.
+pub(crate) fn apply_user_http_allowlists(files: &mut [super::FileLoad]) {
+    let user_lists: Vec<(Agent, Vec<String>)> = files
+        .iter()
+        .filter(|file| file.level == crate::Level::User)
+        .filter_map(|file| file.http_allowlist.clone())
+        .collect();
+    if user_lists.is_empty() {
+        return;
+    }
+    for file in files.iter_mut().filter(|file| file.level == crate::Level::Project) {
+        for spec in &mut file.specs {
+            let HookDefinition::Agent(def) = &mut spec.definition else { continue };
+            if def.handler.kind != "http" {
+                continue;
+            }
+            let url = def.handler.url.as_deref().map(str::trim).unwrap_or_default();
+            let mut lists = user_lists.iter().filter(|(agent, _)| *agent == def.agent).map(|(_, list)| list);
+            let Some(first) = lists.clone().next() else { continue };
+            if let Some(refusing) = lists.find(|list| !url_allowed(list, url)) {
+                def.http_allowed_urls = Some(refusing.clone());
+            } else if def.http_allowed_urls.is_none() {
+                def.http_allowed_urls = Some(first.clone());
+            }
+        }
+    }
 }
 
 /// What makes two handlers "identical" to Claude Code: the same event, type and command (or

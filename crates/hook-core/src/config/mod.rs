@@ -63,7 +63,7 @@ use std::{
     path::{Component, Path, PathBuf},
 };
 
-pub use agent::agent_of;
+pub use agent::{agent_of, url_allowed};
 pub use diagnostic::{ConfigError, ConfigWarning};
 use hook_protocol::{Agent, config::HookFilter};
 pub use parse::{ParseError, parse_json, parse_yaml};
@@ -206,6 +206,7 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, review: Option<&dyn 
         })
         .collect();
     check::duplicate_names(&mut files);
+    agent::apply_user_http_allowlists(&mut files);
     let mut loaded = Loaded::default();
     if let Some(review) = review {
         loaded.untrusted = review.review(&mut files);
@@ -249,6 +250,8 @@ pub struct FileLoad {
     pub(crate) warnings: Vec<ConfigWarning>,
     /// Set when a review held the file back.
     pub(crate) is_untrusted: bool,
+    /// An agent settings file's `allowedHttpHookUrls`, with the agent.
+    pub(crate) http_allowlist: Option<(Agent, Vec<String>)>,
 }
 
 impl FileLoad {
@@ -523,6 +526,7 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
         errors: Vec::new(),
         warnings: Vec::new(),
         is_untrusted: false,
+        http_allowlist: None,
     };
     let text = match text {
         Ok(text) => text,
@@ -586,7 +590,8 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
             }
         }
     };
-    let FileCx { errors, warnings, .. } = cx;
+    let FileCx { errors, warnings, http_allowlist, .. } = cx;
+    file.http_allowlist = http_allowlist;
     let mut specs = if errors.is_empty() { specs } else { Vec::new() };
     let config_dir = place.file().parent().map(Path::to_owned);
     for spec in &mut specs {
@@ -833,6 +838,8 @@ pub(crate) struct FileCx<'a> {
     /// Where the list items cut out of the text start, so the unnamed entries after them keep
     /// their generated names (`<event>-<index>` of the file as written).
     pub(crate) cut_items: Vec<Position>,
+    /// An agent settings file's `allowedHttpHookUrls`, with the agent, once read.
+    pub(crate) http_allowlist: Option<(Agent, Vec<String>)>,
 }
 
 impl<'a> FileCx<'a> {
@@ -852,6 +859,7 @@ impl<'a> FileCx<'a> {
             original_text: text,
             parse_failure: None,
             cut_items: Vec::new(),
+            http_allowlist: None,
         }
     }
 
