@@ -22,7 +22,7 @@
 
 mod files;
 mod guard;
-mod shell;
+pub(crate) mod shell;
 
 use std::{
     collections::BTreeMap,

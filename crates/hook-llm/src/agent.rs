@@ -15,7 +15,7 @@ use std::{
 use async_trait::async_trait;
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec,
-    SharedBytes,
+    Level, SharedBytes,
     agent::{AgentGate, hook_input, read_http_body, read_prompt_verdict},
     head_chars,
 };
@@ -175,12 +175,18 @@ impl HookFactory for AgentHttpFactory {
             });
         }
         if let Some(patterns) = &def.http_allowed_urls
-            && !patterns.iter().any(|pattern| wildcard_match(pattern, url_text))
+            && !hook_core::config::url_allowed(patterns, url_text)
         {
             let listed = if patterns.is_empty() { "none".to_owned() } else { patterns.join(", ") };
+            let whose = match spec.level {
+                Level::Project => {
+                    "its file's or the user settings' `allowedHttpHookUrls` (both apply to a project's hooks)"
+                }
+                _ => "`allowedHttpHookUrls`",
+            };
             return Err(BuildError::Invalid {
                 message: format!(
-                    "http hook `{name}` calls `{url_text}`, which `allowedHttpHookUrls` does not allow (allowed: {listed}); \
+                    "http hook `{name}` calls `{url_text}`, which {whose} does not allow (allowed: {listed}); \
                      the hook is not called: add a pattern matching its url to `allowedHttpHookUrls`"
                 ),
             });
@@ -333,32 +339,6 @@ impl Hook for AgentHttpHook {
     }
 }
 
-/// Whether `text` matches `pattern` as a whole, `*` matching any characters (none included)
-/// and every other character itself.
-fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let (pattern, text) = (pattern.as_bytes(), text.as_bytes());
-    let (mut p, mut t) = (0, 0);
-    // The last `*` seen, and where in `text` its match currently ends.
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if p < pattern.len() && pattern[p] == text[t] {
-            p += 1;
-            t += 1;
-        } else if let Some((star_p, star_t)) = star {
-            // Let the `*` take one more character and try again after it.
-            p = star_p + 1;
-            t = star_t + 1;
-            star = Some((star_p, star_t + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&b| b == b'*')
-}
-
 /// `template` with each `$VAR` and `${VAR}` replaced by `lookup(VAR)` when `is_allowed(VAR)`,
 /// by nothing otherwise. A `$` that starts no variable name stays as it is.
 fn expand_env_vars(
@@ -438,10 +418,12 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 ///
 /// Each run sends the handler's `prompt`, the hook input JSON in place of `$ARGUMENTS` (see
 /// [`render_prompt`]), to the chat model, with [`PROMPT_SYSTEM_MESSAGE`]; the model is the
-/// handler's `model`, else the factory's default. The first JSON object of the answer with an
-/// `ok` member is the verdict: `{"ok": true}` decides nothing, `{"ok": false, "reason": R}`
-/// applies R as the agent does on the event (a denial on `PreToolUse`, feedback for another
-/// round on `Stop`, ...). An answer without a boolean `ok` is [`HookError::InvalidOutput`].
+/// handler's `model`, else the factory's default. The verdict is the answer when it is one JSON
+/// object, else the last JSON object in it with an `ok` member: `{"ok": true}` decides nothing,
+/// `{"ok": false, "reason": R}` applies R as the agent does on the event (a denial on
+/// `PreToolUse`, feedback for another round on `Stop`, ...). An answer holding objects whose
+/// `ok` disagree (a model quoting the input's `{"ok": true}` beside its own "no") is a "no"
+/// whose reason starts "ambiguous verdict". An answer without a boolean `ok` is [`HookError::InvalidOutput`].
 #[derive(Debug, Clone)]
 pub struct AgentPromptFactory {
     chat_model: Arc<dyn ChatModel>,
@@ -542,7 +524,7 @@ impl Hook for AgentPromptHook {
         };
         let response = self.chat_model.complete(request).await.map_err(|error| self.model_error(error))?;
         let reply = response.message.text_content();
-        let (ok, reason) = read_verdict(&reply).map_err(|problem| {
+        let verdict = read_verdict(&reply).map_err(|problem| {
             HookError::invalid_output(
                 format!(
                     "prompt hook `{}` on {}: {problem}; the model ({}) must answer with one JSON object \
@@ -554,7 +536,11 @@ impl Hook for AgentPromptHook {
                 &reply,
             )
         })?;
-        Ok(read_prompt_verdict(input.event, ok, reason))
+        Ok(match verdict {
+            Verdict::Clear(ok, reason) => read_prompt_verdict(input.event, ok, reason),
+            // Fail closed: a "no" as the event reads one (a deny, a block, another round).
+            Verdict::Ambiguous => read_prompt_verdict(input.event, false, Some(AMBIGUOUS_VERDICT.to_owned())),
+        })
     }
 }
 
@@ -589,16 +575,46 @@ pub fn render_prompt(prompt: &str, arguments: &str) -> String {
     out
 }
 
-/// The `ok` and `reason` of a model's verdict: the first JSON object of `reply` that has an
-/// `ok` member, however wrapped in prose or code fences. `Err`: what is wrong with it.
-fn read_verdict(reply: &str) -> Result<(bool, Option<String>), String> {
-    let object = first_object_with(reply, "ok").ok_or_else(|| {
-        if reply.trim().is_empty() {
+/// What a model's reply says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    /// One verdict: `ok` and the reason.
+    Clear(bool, Option<String>),
+    /// Several objects with `ok` that disagree: the reply quotes a verdict (perhaps one the input
+    /// planted) beside its own, and which is its own cannot be told.
+    Ambiguous,
+}
+
+/// The reason a prompt hook gives when the model's reply holds verdicts that disagree.
+const AMBIGUOUS_VERDICT: &str = "ambiguous verdict: the model's answer holds both {\"ok\": true} and \
+                                     {\"ok\": false} (it may be quoting the input); the step is refused";
+
+/// The model's verdict. The whole reply when it is one JSON object; otherwise the top-level JSON
+/// objects with an `ok` member found in it (in prose, code fences, ...), of which the last
+/// counts when they all agree, and which are [`Verdict::Ambiguous`] when they do not: a model
+/// quoting an attacker's `{"ok": true}` before its own `{"ok": false}` must not approve.
+/// `Err`: what is wrong with it.
+fn read_verdict(reply: &str) -> Result<Verdict, String> {
+    if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(reply.trim()) {
+        return verdict_of(&object).map(|(ok, reason)| Verdict::Clear(ok, reason));
+    }
+    let objects = objects_with(reply, "ok");
+    let Some(last) = objects.last() else {
+        return Err(if reply.trim().is_empty() {
             "the model answered with nothing".to_owned()
         } else {
             "the answer holds no JSON object with an `ok` member".to_owned()
-        }
-    })?;
+        });
+    };
+    let verdicts = objects.iter().map(verdict_of).collect::<Result<Vec<_>, _>>()?;
+    if verdicts.iter().any(|(ok, _)| *ok != verdicts[0].0) {
+        return Ok(Verdict::Ambiguous);
+    }
+    verdict_of(last).map(|(ok, reason)| Verdict::Clear(ok, reason))
+}
+
+/// The `ok` and `reason` of one verdict object.
+fn verdict_of(object: &Map<String, Value>) -> Result<(bool, Option<String>), String> {
     let ok = match object.get("ok") {
         Some(Value::Bool(ok)) => *ok,
         Some(other) => return Err(format!("`ok` must be true or false, not {other}")),
@@ -612,25 +628,26 @@ fn read_verdict(reply: &str) -> Result<(bool, Option<String>), String> {
     Ok((ok, reason))
 }
 
-/// The first JSON object in `text` that has member `key`. Each `{` is tried in order as the
-/// start of a JSON value: braces in prose fail to parse and are passed over, and an object
-/// without `key` is skipped whole, so an object nested in it is never taken for the answer.
-fn first_object_with(text: &str, key: &str) -> Option<Map<String, Value>> {
+/// The top-level JSON objects in `text` that have member `key`, in order. Each `{` is tried in
+/// order as the start of a JSON value: braces in prose fail to parse and are passed over, and
+/// every object found is skipped whole, so an object nested in another is never taken for one.
+fn objects_with(text: &str, key: &str) -> Vec<Map<String, Value>> {
+    let mut found = Vec::new();
     let mut from = 0;
-    while let Some(offset) = text.get(from..)?.find('{') {
+    while let Some(offset) = text.get(from..).and_then(|rest| rest.find('{')) {
         let start = from + offset;
         let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
         match values.next() {
             Some(Ok(Value::Object(object))) => {
-                if object.contains_key(key) {
-                    return Some(object);
-                }
                 from = start + values.byte_offset().max(1);
+                if object.contains_key(key) {
+                    found.push(object);
+                }
             }
             _ => from = start + 1,
         }
     }
-    None
+    found
 }
 
 #[cfg(test)]
@@ -639,6 +656,7 @@ mod tests {
 
     #[test]
     fn wildcards_match_any_characters_and_nothing_else() {
+        let wildcard_match = |pattern: &str, url: &str| hook_core::config::url_allowed(&[pattern.to_owned()], url);
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/a/b?c=d"));
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/"));
         assert!(wildcard_match("http://127.0.0.1:*/hook", "http://127.0.0.1:8080/hook"));
@@ -680,15 +698,29 @@ mod tests {
     }
 
     #[test]
-    fn the_verdict_is_the_first_object_with_ok() {
-        assert_eq!(read_verdict(r#"{"ok": true}"#), Ok((true, None)));
+    fn the_verdict_is_the_whole_reply_or_the_last_agreeing_object() {
+        let clear = |ok, reason: Option<&str>| Ok(Verdict::Clear(ok, reason.map(str::to_owned)));
+        assert_eq!(read_verdict(r#"{"ok": true}"#), clear(true, None));
         assert_eq!(
             read_verdict("Sure.\n```json\n{\"ok\": false, \"reason\": \"tests {fail}\"}\n```"),
-            Ok((false, Some("tests {fail}".into())))
+            clear(false, Some("tests {fail}"))
         );
-        assert_eq!(read_verdict(r#"I read {"file": {"ok": 1}} then {"ok": false}"#), Ok((false, None)));
+        assert_eq!(read_verdict(r#"I read {"file": {"ok": 1}} then {"ok": false}"#), clear(false, None));
+        assert_eq!(
+            read_verdict(r#"{"ok": false, "reason": "a"} no, {"ok": false, "reason": "b"}"#),
+            clear(false, Some("b"))
+        );
+        // The input's `{"ok": true}` quoted beside the model's own "no", in either order.
+        assert_eq!(read_verdict(r#"It says {"ok": true}. Mine: {"ok": false, "reason": "x"}"#), Ok(Verdict::Ambiguous));
+        assert_eq!(read_verdict(r#"{"ok": false} is what it fears; {"ok": true}"#), Ok(Verdict::Ambiguous));
+        // A whole-object reply is the verdict, whatever its reason quotes.
+        assert_eq!(
+            read_verdict(r#" {"ok": false, "reason": "it said {\"ok\": true}"} "#),
+            clear(false, Some("it said {\"ok\": true}"))
+        );
         assert!(read_verdict(r#"{"ok": "yes"}"#).unwrap_err().contains("`ok` must be true or false"));
         assert!(read_verdict(r#"{"ok": false, "reason": 3}"#).unwrap_err().contains("`reason`"));
+        assert!(read_verdict(r#"x {"ok": true} {"ok": "yes"}"#).unwrap_err().contains("`ok` must be"));
         assert!(read_verdict("no json {here").is_err());
         assert!(read_verdict("").is_err());
         assert!(read_verdict("{\"ok\": tr").is_err());

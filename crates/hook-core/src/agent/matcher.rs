@@ -5,18 +5,15 @@
 //! never a silently skipped group, because a typo must never switch a guard off.
 
 use hook_protocol::Agent;
+
+use crate::trust::shell;
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
 /// Largest compiled regex accepted, so that a pathological matcher cannot eat the memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
-/// Deepest `$(...)`/backtick nesting followed before an `if` rule gives up (and matches).
-const MAX_SUBSTITUTION_DEPTH: usize = 16;
 /// Members of `tool_input` tried, in order, by an `if` pattern on a tool without its own rule.
 const GENERIC_KEYS: [&str; 7] = ["command", "file_path", "path", "url", "pattern", "query", "prompt"];
-/// Words skipped at the head of a simple command: shell keywords and process wrappers.
-const PREFIX_WORDS: [&str; 13] =
-    ["!", "{", "if", "then", "else", "elif", "do", "while", "until", "time", "nohup", "exec", "command"];
 
 /// Which agent's matcher rules apply, and on what kind of event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -305,151 +302,40 @@ fn domain_matches(domain: &str, url: &str) -> bool {
     host == domain || host.strip_suffix(&domain).is_some_and(|head| head.ends_with('.'))
 }
 
-/// Whether a Bash `if` pattern matches the command or any of its simple commands. Fails open
-/// (matches) when the command does not parse.
+/// Whether a Bash `if` pattern matches the command or any command it runs.
+///
+/// The command is read by the shell parser trust uses ([`crate::trust::shell::invocations`]):
+/// each command it runs (after `&&`, `;`, `|`, inside `$(...)`, `sh -c '...'`, `eval`, ...) is
+/// compared at every stage of stripping its assignments, reserved words and wrappers (`sudo`,
+/// `env`, `timeout`, `xargs`, ...), both as written and with quotes and escapes removed
+/// (`'rm' -rf x` is `rm -rf x`), and with a program path as its base name (`/bin/rm` is `rm`).
+/// Matching more only runs a handler more often, so where the text cannot tell — a quote that
+/// does not close, nesting past the limit, a program that is an expansion (`$X -rf /`), a shell
+/// reading its script from its input — the rule matches.
 fn bash_matches(pattern: &str, command: &str) -> bool {
-    let mut candidates = vec![command.trim().to_owned()];
-    if simple_commands(command, 0, &mut candidates).is_none() {
-        return true;
-    }
+    let Ok(invocations) = shell::invocations(command) else { return true };
     // `git *` also matches a bare `git`, as in Claude Code (`^git( .*)?$`).
     let bare = pattern.strip_suffix(" *");
-    candidates.iter().any(|c| wildcard(pattern, c) || bare.is_some_and(|head| wildcard(head, c)))
-}
-
-/// Appends the simple commands of `command` (split on `&&`, `||`, `;`, `|`, `&` and newlines outside
-/// quotes, plus those inside `$(...)` and backticks) to `out`, each at every stage of stripping its
-/// leading assignments, keywords and wrappers. None when a quote or substitution does not close.
-fn simple_commands(command: &str, depth: usize, out: &mut Vec<String>) -> Option<()> {
-    if depth > MAX_SUBSTITUTION_DEPTH {
-        return None;
+    let matches = |candidate: &str| wildcard(pattern, candidate) || bare.is_some_and(|head| wildcard(head, candidate));
+    if matches(command.trim()) {
+        return true;
     }
-    let chars: Vec<char> = command.chars().collect();
-    let mut current = String::new();
-    let (mut single, mut double) = (false, false);
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        let next = chars.get(i + 1).copied();
-        i += 1;
-        match c {
-            _ if single => {
-                single = c != '\'';
-                current.push(c);
-            }
-            '\\' => {
-                current.push(c);
-                current.extend(next);
-                i += 1;
-            }
-            '$' | '`' if c == '`' || next == Some('(') => {
-                let (open, end) =
-                    if c == '`' { (i, closing(&chars, i, '`')?) } else { (i + 1, closing(&chars, i, ')')?) };
-                simple_commands(&chars.get(open..end)?.iter().collect::<String>(), depth + 1, out)?;
-                current.extend(chars.get(i - 1..=end)?);
-                i = end + 1;
-            }
-            // `&` separates, except in the redirections `2>&1`, `<&3` and `&>file`.
-            ';' | '\n' | '|' | '&'
-                if !double && (c != '&' || !(current.ends_with(['>', '<']) || next == Some('>'))) =>
-            {
-                push_stages(&std::mem::take(&mut current), out);
-                i += usize::from(matches!((c, next), ('|', Some('|' | '&')) | ('&', Some('&'))));
-            }
-            _ => {
-                single = c == '\'' && !double;
-                double ^= c == '"';
-                current.push(c);
-            }
+    invocations.iter().any(|invocation| {
+        if invocation.runs_unknown {
+            return true;
         }
-    }
-    (!single && !double).then(|| push_stages(&current, out))
-}
-
-/// The index of the `)` closing the `(` at `start` (`close` = `)`), or of the backtick closing a
-/// substitution whose text starts at `start` (`close` = `` ` ``), skipping quoted and escaped text.
-fn closing(chars: &[char], start: usize, close: char) -> Option<usize> {
-    let (mut depth, mut single, mut double, mut k) = (0usize, false, false, start);
-    while let Some(&c) = chars.get(k) {
-        match c {
-            _ if single => single = c != '\'',
-            '\\' => k += 1,
-            '`' if close == '`' => return Some(k),
-            '\'' if !double => single = true,
-            '"' => double = !double,
-            '(' if !double => depth += 1,
-            ')' if !double && close == ')' && depth <= 1 => return Some(k),
-            ')' if !double => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        k += 1;
-    }
-    None
-}
-
-/// Appends `command` trimmed, then each stage of stripping its leading `VAR=value` assignments,
-/// subshell parentheses, shell keywords and wrappers (`nohup`, `time`, `nice`, `timeout -s 9 10`).
-fn push_stages(command: &str, out: &mut Vec<String>) {
-    let (mut rest, mut opened) = (command.trim(), 0);
-    loop {
-        if !rest.is_empty() {
-            out.push(rest.to_owned());
-        }
-        let (word, mut after) = split_word(rest);
-        if let Some(inner) = rest.strip_prefix('(') {
-            (rest, opened) = (inner.trim_start(), opened + 1);
-        } else if let Some(len) = assignment_len(rest) {
-            rest = rest.get(len..).unwrap_or_default().trim_start();
-        } else if PREFIX_WORDS.contains(&word) && !after.is_empty() {
-            rest = after;
-        } else if matches!(word, "timeout" | "nice") && !after.is_empty() {
-            while let (option, value) = split_word(after)
-                && option.starts_with('-')
-            {
-                after = if matches!(option, "-n" | "-s" | "-k") { split_word(value).1 } else { value };
+        let mut words = invocation.words.clone();
+        let written = invocation.raw.join(" ");
+        let normalized = words.join(" ");
+        let base = match words.first_mut() {
+            Some(program) if program.contains('/') => {
+                *program = program.rsplit('/').next().unwrap_or_default().to_owned();
+                Some(words.join(" "))
             }
-            rest = if word == "timeout" { split_word(after).1 } else { after }; // timeout: skip the duration
-        } else {
-            break;
-        }
-    }
-    for _ in 0..opened {
-        rest = rest.strip_suffix(')').unwrap_or(rest).trim_end();
-    }
-    if opened > 0 && !rest.is_empty() {
-        out.push(rest.to_owned());
-    }
-}
-
-/// The first whitespace-separated word of `text`, and the rest with leading whitespace trimmed.
-fn split_word(text: &str) -> (&str, &str) {
-    let end = text.find(char::is_whitespace).unwrap_or(text.len());
-    (&text[..end], text[end..].trim_start())
-}
-
-/// The byte length of a leading `NAME=value` assignment (value quoted or not), if `text` starts with one.
-fn assignment_len(text: &str) -> Option<usize> {
-    let equals = text.find('=')?;
-    let name = &text[..equals];
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        return None;
-    }
-    let (mut single, mut double, mut depth, mut escaped) = (false, false, 0usize, false);
-    for (index, c) in text.char_indices().skip(equals + 1) {
-        match c {
-            _ if escaped => escaped = false,
-            '\'' if !double => single = !single,
-            _ if single => {}
-            '\\' => escaped = true,
-            '"' => double = !double,
-            '(' if !double => depth += 1,
-            ')' if !double => depth = depth.saturating_sub(1),
-            _ if c.is_whitespace() && !double && depth == 0 => return Some(index),
-            _ => {}
-        }
-    }
-    (!single && !double).then_some(text.len())
+            _ => None,
+        };
+        matches(&written) || matches(&normalized) || base.is_some_and(|base| matches(&base))
+    })
 }
 
 /// One element of a compiled glob: a character; `?` (one character but `/`); `*` in a path (any run
@@ -731,22 +617,77 @@ mod tests {
         }
     }
 
+    /// Commands written to slip past `Bash(rm *)` the way an attacker (or a model) would: quoted or
+    /// escaped program names, a path, a wrapper, a nested shell, a substitution, a variable.
     #[test]
-    fn simple_commands_split_outside_quotes_and_strip_prefixes() {
-        let split = |command: &str| {
-            let mut out = Vec::new();
-            simple_commands(command, 0, &mut out).map(|()| out)
-        };
-        let some = |items: &[&str]| Some(items.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-        assert_eq!(split("git push 2>&1 | tee log &>/dev/null"), some(&["git push 2>&1", "tee log &>/dev/null"]));
-        assert_eq!(split("a |& b && c"), some(&["a", "b", "c"]));
-        assert_eq!(split("A=1 nohup x y"), some(&["A=1 nohup x y", "nohup x y", "x y"]));
-        assert_eq!(split("echo \"$(git log) | x\""), some(&["git log", "echo \"$(git log) | x\""]));
-        assert_eq!(split(r"echo a\;b"), some(&[r"echo a\;b"]));
-        assert_eq!(split("echo \"x"), None);
-        assert_eq!(split("echo `x"), None);
+    fn bash_rules_see_through_quoting_wrappers_and_nested_shells() {
+        let rule = IfRule::parse("Bash(rm *)").unwrap();
+        let runs = |command: &str| rule.matches("Bash", &json!({ "command": command }));
+        for command in [
+            "'rm' -rf x",
+            "\"rm\" -rf x",
+            "r\\m -rf x",
+            "r\"\"m -rf x",
+            "r''m -rf x",
+            "\\rm -rf x",
+            "/bin/rm -rf x",
+            "./rm -rf x",
+            "sudo rm -rf x",
+            "sudo -u root rm -rf x",
+            "sudo -E FOO=1 rm -rf x",
+            "doas rm -rf x",
+            "env rm -rf x",
+            "env -i PATH=/bin rm -rf x",
+            "env -S 'rm -rf x'",
+            "command rm -rf x",
+            "exec rm -rf x",
+            "nice -n 5 rm -rf x",
+            "timeout -s KILL 10 rm -rf x",
+            "stdbuf -o L rm -rf x",
+            "echo x | xargs rm -rf",
+            "echo x | xargs -n 1 -I {} rm -rf {}",
+            "bash -c \"rm -rf x\"",
+            "sh -c 'rm -rf x'",
+            "/bin/bash -lc 'cd /; rm -rf x'",
+            "bash -c \"bash -c 'rm -rf x'\"",
+            "sudo sh -c 'timeout 5 /usr/bin/rm -rf x'",
+            "echo $(rm -rf x)",
+            "echo \"$(r'm' -rf x)\"",
+            "cat <(rm -rf x)",
+            "eval 'rm -rf x'",
+            "eval \"$CMD\"",
+            "find . -name x -exec rm -rf {} \\;",
+            "X=rm; $X -rf x",
+            "$(echo rm) -rf x",
+            "echo rm -rf x | sh",
+            "bash <<< 'rm -rf x'",
+            "sh -c \"$SCRIPT\"",
+            "function f { rm -rf x; }; f",
+            "if true; then rm -rf x; fi",
+        ] {
+            assert!(runs(command), "`Bash(rm *)` should match {command:?}");
+        }
+        for command in ["echo rm -rf x", "echo 'x; rm -rf x'", "ls rm", "rmdir x", "sh script.sh", "firm -rf"] {
+            assert!(!runs(command), "`Bash(rm *)` should not match {command:?}");
+        }
+        // A pattern written with quotes still matches the command as written.
+        let quoted = IfRule::parse("Bash(git commit -m \"wip\")").unwrap();
+        assert!(quoted.matches("Bash", &json!({ "command": "git commit -m \"wip\"" })));
+        assert!(quoted.matches("Bash", &json!({ "command": "ls && git commit -m \"wip\"" })));
+        // The normalized words do not make a prefix rule swallow a longer program name.
+        let git = IfRule::parse("Bash(git status)").unwrap();
+        assert!(git.matches("Bash", &json!({ "command": "'git' \"status\"" })));
+        assert!(!git.matches("Bash", &json!({ "command": "git status --porcelain" })));
+    }
+
+    #[test]
+    fn unreadable_or_too_deep_commands_match() {
         let deep = format!("{}x{}", "$(".repeat(40), ")".repeat(40));
-        assert_eq!(split(&deep), None);
-        assert!(bash_matches("git *", &deep));
+        for command in [deep.as_str(), "echo \"x", "echo `x", "echo $(git log", "echo ${x"] {
+            assert!(bash_matches("git *", command), "{command:?}");
+        }
+        assert!(!bash_matches("git *", &format!("{}x{}", "echo $(".repeat(10), ")".repeat(10))));
+        assert!(bash_matches("git *", &format!("{}git{}", "echo $(".repeat(10), ")".repeat(10))));
+        assert!(bash_matches("git *", &format!("{}x{}", "echo $(".repeat(40), ")".repeat(40))));
     }
 }

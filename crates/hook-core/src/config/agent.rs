@@ -4,7 +4,9 @@
 //! `<agent>-<Event>-<group>-<handler>` (Gemini's `name` when given), with the group's matcher
 //! and the handler kept in [`AgentHookDef`]. Unknown members are ignored, as the agents ignore
 //! them; an event name the agent does not document is an error (a typo must not switch a guard
-//! off); a matcher or `if` rule that does not compile is an error.
+//! off); a matcher or `if` rule that does not compile is an error. Gemini CLI's files are read as
+//! Gemini reads them: JSON with comments and trailing commas, with its `enabled` / `disabled`
+//! switches inside `hooks` (or `hooksConfig`) taken as switches, not events.
 
 use std::path::{Path, PathBuf};
 
@@ -85,7 +87,7 @@ pub fn agent_of(path: &Path, text: &str) -> Agent {
     if in_dir(".claude") {
         return Agent::Claude;
     }
-    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else { return Agent::Claude };
+    let Ok(Value::Object(top)) = parse_lenient(text) else { return Agent::Claude };
     let is_gemini_only = |name: &String| Agent::Gemini.event(name).is_some() && Agent::Claude.event(name).is_none();
     match top.get("hooks") {
         Some(Value::Object(hooks)) if hooks.keys().any(is_gemini_only) => Agent::Gemini,
@@ -93,10 +95,15 @@ pub fn agent_of(path: &Path, text: &str) -> Agent {
     }
 }
 
+/// `text` as JSON, else as JSON with comments (a Gemini CLI file found by its content).
+fn parse_lenient(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str::<Value>(text).or_else(|_| serde_json::from_str::<Value>(&strip_jsonc(text)))
+}
+
 /// Whether a document with a top-level `hooks` object is an agent settings file rather than a
 /// PicoClaw config: its `hooks` keys are event names, not `enabled` / `processes` / ...
 pub(crate) fn looks_like_agent_settings(text: &str) -> bool {
-    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else { return false };
+    let Ok(Value::Object(top)) = parse_lenient(text) else { return false };
     match top.get("hooks") {
         Some(Value::Object(hooks)) => {
             hooks.keys().any(|k| Agent::ALL.iter().any(|agent| agent.event(k).is_some()))
@@ -116,26 +123,167 @@ fn plugin_root(path: &Path) -> Option<PathBuf> {
         .filter(|root| !root.ends_with(".codex"))
 }
 
+/// Gemini CLI reads its settings as JSON with comments (`//`, `/* */`) and trailing commas;
+/// `text` with those blanked out (each character of a comment becomes a space, its line breaks
+/// stay, a trailing comma becomes a space), so every line and column stays where it was.
+pub(crate) fn strip_jsonc(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: Vec<char> = Vec::with_capacity(chars.len());
+    let blank = |c: char| if c == '\n' || c == '\r' { c } else { ' ' };
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        match (c, chars.get(i + 1).copied()) {
+            ('"', _) => {
+                // A string, escapes included, copied as it is.
+                out.push(c);
+                i += 1;
+                while let Some(&s) = chars.get(i) {
+                    out.push(s);
+                    i += 1;
+                    match s {
+                        '\\' => {
+                            out.extend(chars.get(i).copied());
+                            i += 1;
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            ('/', Some('/')) => {
+                while let Some(&s) = chars.get(i).filter(|s| **s != '\n') {
+                    out.push(blank(s));
+                    i += 1;
+                }
+            }
+            ('/', Some('*')) => {
+                let end = (i + 2..chars.len().saturating_sub(1))
+                    .find(|&k| chars[k] == '*' && chars[k + 1] == '/')
+                    .map_or(chars.len(), |k| k + 2);
+                if end == chars.len() && !chars.ends_with(&['*', '/']) {
+                    // An open comment: left as it is, for the parser to report where it starts.
+                    out.extend(&chars[i..]);
+                } else {
+                    out.extend(chars[i..end].iter().map(|s| blank(*s)));
+                }
+                i = end;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    // Trailing commas: a `,` whose next non-space character closes the object or array.
+    let mut in_string = false;
+    let mut k = 0;
+    while k < out.len() {
+        match out[k] {
+            '\\' if in_string => k += 1,
+            '"' => in_string = !in_string,
+            ',' if !in_string => {
+                let next = out[k + 1..].iter().find(|c| !c.is_whitespace());
+                if matches!(next, Some('}' | ']')) {
+                    out[k] = ' ';
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// What a settings file says about its own hooks besides the hooks: Gemini CLI's switches
+/// `hooks.enabled` / `hooksConfig.enabled` and `hooks.disabled` / `hooksConfig.disabled`.
+#[derive(Debug, Default)]
+pub(crate) struct Switches {
+    /// The switch that turns every hook of the file off (`hooks.enabled: false`), if one does.
+    pub(crate) off: Option<&'static str>,
+    /// Names (or commands) of the file's hooks that are switched off.
+    pub(crate) disabled: Vec<String>,
+}
+
+/// Gemini CLI's members of `hooks` (older versions) and `hooksConfig` (newer) that are switches,
+/// not events.
+const GEMINI_SWITCHES: [&str; 3] = ["enabled", "disabled", "notifications"];
+
+/// A settings file of `agent` read as the agent reads it: the text parsed (comments and
+/// trailing commas blanked out for Gemini CLI, see [`strip_jsonc`]) and its settings and
+/// switches, or what is wrong.
+pub(crate) fn read_settings(
+    agent: Agent,
+    text: &str,
+) -> (String, Result<(AgentSettings, Switches), hook_protocol::ParseError>) {
+    let text = if agent == Agent::Gemini { strip_jsonc(text) } else { text.to_owned() };
+    if agent != Agent::Gemini {
+        let parsed = hook_protocol::from_json_str(&text).map(|settings| (settings, Switches::default()));
+        return (text, parsed);
+    }
+    let parse_error = |path: &str, message: String| hook_protocol::ParseError { path: path.to_owned(), message };
+    let mut value = match serde_json::from_str::<Value>(&text) {
+        Ok(value) => value,
+        Err(err) => return (text, Err(parse_error(".", err.to_string()))),
+    };
+    let mut switches = Switches::default();
+    for section in ["hooksConfig", "hooks"] {
+        let Some(Value::Object(members)) = value.get_mut(section) else { continue };
+        for switch in GEMINI_SWITCHES {
+            let Some(member) = members.remove(switch) else { continue };
+            let path = format!("{section}.{switch}");
+            match (switch, member) {
+                ("enabled", Value::Bool(false)) => {
+                    switches.off = Some(if section == "hooks" { "hooks.enabled" } else { "hooksConfig.enabled" });
+                }
+                ("enabled", Value::Bool(true)) | ("notifications", _) => {}
+                ("disabled", Value::Array(names)) if names.iter().all(Value::is_string) => {
+                    switches.disabled.extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                ("enabled", other) => {
+                    return (text, Err(parse_error(&path, format!("`{path}` must be true or false, not {other}"))));
+                }
+                (_, other) => {
+                    return (
+                        text,
+                        Err(parse_error(&path, format!("`{path}` must be a list of hook names, not {other}"))),
+                    );
+                }
+            }
+        }
+    }
+    (text, hook_protocol::from_json_value(value).map(|settings| (settings, switches)))
+}
+
 /// Reads one settings file of `agent`.
 pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
-    let settings: AgentSettings = match hook_protocol::from_json_str(cx.text) {
-        Ok(settings) => settings,
+    let (text, parsed) = read_settings(agent, cx.text);
+    let text = text.as_str();
+    let (settings, switches) = match parsed {
+        Ok(parsed) => parsed,
         Err(err) => {
             // serde_json's message ends with "at line L column C": use it as the position.
-            let at = serde_json::from_str::<Value>(cx.text)
-                .err()
-                .map(|e| (e.line(), e.column()))
-                .filter(|(line, _)| *line > 0);
+            let at =
+                serde_json::from_str::<Value>(text).err().map(|e| (e.line(), e.column())).filter(|(line, _)| *line > 0);
             let at = at.or_else(|| {
                 let member = err.path.split('.').find(|part| !part.is_empty() && part.parse::<usize>().is_err())?;
-                find_key(cx.text, member.split('[').next()?, 0).map(|offset| position(cx.text, offset))
+                let key = member.split('[').next()?;
+                // `hooks.enabled`: the last key named, after the first.
+                let last = err.path.rsplit('.').next().and_then(|part| part.split('[').next()).unwrap_or(key);
+                let from = find_key(text, key, 0).unwrap_or(0);
+                find_key(text, last, from).or(find_key(text, key, 0)).map(|offset| position(text, offset))
             });
             cx.error(at, None, format!("{err}; see the {} hooks documentation for the shape", agent.display_name()));
             return Vec::new();
         }
     };
+    cx.http_allowlist = settings.allowed_http_hook_urls.clone().map(|list| (agent, list));
     if settings.disable_all_hooks == Some(true) {
         cx.warn(Some((1, 1)), None, "`disableAllHooks` is true: no hook of this file runs");
+        return Vec::new();
+    }
+    if let Some(switch) = switches.off {
+        let at = find_key(text, switch.rsplit('.').next().unwrap_or(switch), 0).map(|offset| position(text, offset));
+        cx.warn(at, None, format!("`{switch}` is false: no hook of this file runs, as in Gemini CLI"));
         return Vec::new();
     }
     let Some(hooks) = settings.hooks else { return Vec::new() };
@@ -145,10 +293,10 @@ pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec>
     // Keys in file order (a BTreeMap sorted them): by their position in the text.
     let mut events: Vec<(usize, String, Vec<_>)> = hooks
         .into_iter()
-        .map(|(name, groups)| (find_key(cx.text, &name, 0).unwrap_or(usize::MAX), name, groups))
+        .map(|(name, groups)| (find_key(text, &name, 0).unwrap_or(usize::MAX), name, groups))
         .collect();
     events.sort_by_key(|(offset, _, _)| *offset);
-    let mut positions = Positions::new(cx.text);
+    let mut positions = Positions::new(text);
     for (offset, event_name, groups) in events {
         let at = (offset != usize::MAX).then(|| positions.at(offset));
         let Some(event) = agent.event(&event_name) else {
@@ -166,10 +314,24 @@ pub(crate) fn agent_settings(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec>
         let mut cursor = if offset == usize::MAX { 0 } else { offset };
         for (g, group) in groups.iter().enumerate() {
             for (h, handler) in group.hooks.iter().enumerate() {
-                let handler_at = find_key(cx.text, "type", cursor).map(|o| {
+                let handler_at = find_key(text, "type", cursor).map(|o| {
                     cursor = o + 1;
                     positions.at(o)
                 });
+                let listed = [&handler.name, &handler.command]
+                    .into_iter()
+                    .flatten()
+                    .find(|id| switches.disabled.iter().any(|disabled| disabled == *id));
+                if let Some(listed) = listed {
+                    cx.warn(
+                        handler_at.or(at),
+                        handler.name.as_deref(),
+                        format!(
+                            "`{listed}` is in the file's `disabled` list: this hook does not run, as in Gemini CLI"
+                        ),
+                    );
+                    continue;
+                }
                 let mut name = handler
                     .name
                     .clone()
@@ -316,6 +478,70 @@ fn handler_spec(
 /// A number as the user wrote it: `120000`, `2.5`, `1e30` (not thirty-one digits).
 fn number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e15 { format!("{value}") } else { format!("{value:e}") }
+}
+
+/// Whether `url` matches one of `patterns` as a whole, `*` matching any characters (none
+/// included) and every other character itself: `allowedHttpHookUrls` as Claude Code reads it.
+pub fn url_allowed(patterns: &[String], url: &str) -> bool {
+    patterns.iter().any(|pattern| wildcard_match(pattern, url))
+}
+
+fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let (pattern, text) = (pattern.as_bytes(), text.as_bytes());
+    let (mut p, mut t) = (0, 0);
+    // The last `*` seen, and where in `text` its match currently ends.
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pattern.len() && pattern[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((star_p, star_t)) = star {
+            // Let the `*` take one more character and try again after it.
+            p = star_p + 1;
+            t = star_t + 1;
+            star = Some((star_p, star_t + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&b| b == b'*')
+}
+
+/// The stricter level wins: a user's `allowedHttpHookUrls` also restricts the http handlers of
+/// every project file of the same agent, whatever (or whether) the project's own list allows.
+///
+/// An http handler's URL is known at load time, so "allowed by the project's list AND by each
+/// user list" is decided here and written as the one list the http executor checks: a user list
+/// that refuses the URL replaces the handler's list (the executor then refuses it, naming that
+/// list), and with no list of its own the handler gets the user's.
+pub(crate) fn apply_user_http_allowlists(files: &mut [super::FileLoad]) {
+    let user_lists: Vec<(Agent, Vec<String>)> = files
+        .iter()
+        .filter(|file| file.level == crate::Level::User)
+        .filter_map(|file| file.http_allowlist.clone())
+        .collect();
+    if user_lists.is_empty() {
+        return;
+    }
+    for file in files.iter_mut().filter(|file| file.level == crate::Level::Project) {
+        for spec in &mut file.specs {
+            let HookDefinition::Agent(def) = &mut spec.definition else { continue };
+            if def.handler.kind != "http" {
+                continue;
+            }
+            let url = def.handler.url.as_deref().map(str::trim).unwrap_or_default();
+            let mut lists = user_lists.iter().filter(|(agent, _)| *agent == def.agent).map(|(_, list)| list);
+            let Some(first) = lists.clone().next() else { continue };
+            if let Some(refusing) = lists.find(|list| !url_allowed(list, url)) {
+                def.http_allowed_urls = Some(refusing.clone());
+            } else if def.http_allowed_urls.is_none() {
+                def.http_allowed_urls = Some(first.clone());
+            }
+        }
+    }
 }
 
 /// What makes two handlers "identical" to Claude Code: the same event, type and command (or

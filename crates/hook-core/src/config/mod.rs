@@ -63,7 +63,7 @@ use std::{
     path::{Component, Path, PathBuf},
 };
 
-pub use agent::agent_of;
+pub use agent::{agent_of, url_allowed};
 pub use diagnostic::{ConfigError, ConfigWarning};
 use hook_protocol::{Agent, config::HookFilter};
 pub use parse::{ParseError, parse_json, parse_yaml};
@@ -213,6 +213,7 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, review: Option<&dyn 
         })
         .collect();
     check::duplicate_names(&mut files);
+    agent::apply_user_http_allowlists(&mut files);
     let mut loaded = Loaded::default();
     if let Some(review) = review {
         loaded.untrusted = review.review(&mut files);
@@ -259,6 +260,8 @@ pub struct FileLoad {
     pub(crate) is_untrusted: bool,
     /// Entries left out because they call hookwire's own bridge (see [`calls_the_bridge`]).
     pub(crate) bridge_entries: usize,
+    /// An agent settings file's `allowedHttpHookUrls`, with the agent.
+    pub(crate) http_allowlist: Option<(Agent, Vec<String>)>,
 }
 
 impl FileLoad {
@@ -548,6 +551,7 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
         warnings: Vec::new(),
         is_untrusted: false,
         bridge_entries: 0,
+        http_allowlist: None,
     };
     let text = match text {
         Ok(text) => text,
@@ -611,7 +615,8 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
             }
         }
     };
-    let FileCx { errors, warnings, .. } = cx;
+    let FileCx { errors, warnings, http_allowlist, .. } = cx;
+    file.http_allowlist = http_allowlist;
     let mut specs = if errors.is_empty() { specs } else { Vec::new() };
     let config_dir = place.file().parent().map(Path::to_owned);
     for spec in &mut specs {
@@ -780,14 +785,14 @@ pub(crate) struct ParseFailure {
 /// parse names them (`<agent>-<Event>-<group>-<handler>`, or the handler's `name`), with the
 /// commands `hookwire check` and `trust` describe; no matcher compiled, no position sought.
 fn shallow_agent_specs(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
-    let settings: hook_protocol::agent_config::AgentSettings = match hook_protocol::from_json_str(cx.text) {
-        Ok(settings) => settings,
+    let (settings, switches) = match agent::read_settings(agent, cx.text).1 {
+        Ok(parsed) => parsed,
         Err(err) => {
             cx.error(None, None, format!("{err}; see the {} hooks documentation for the shape", agent.display_name()));
             return Vec::new();
         }
     };
-    if settings.disable_all_hooks == Some(true) {
+    if settings.disable_all_hooks == Some(true) || switches.off.is_some() {
         return Vec::new();
     }
     let mut specs = Vec::new();
@@ -796,6 +801,9 @@ fn shallow_agent_specs(cx: &mut FileCx<'_>, agent: Agent) -> Vec<HookSpec> {
         let Some(event) = agent.event(&event_name) else { continue };
         for (g, group) in groups.into_iter().enumerate() {
             for (h, handler) in group.hooks.into_iter().enumerate() {
+                if [&handler.name, &handler.command].into_iter().flatten().any(|id| switches.disabled.contains(id)) {
+                    continue;
+                }
                 let base = handler
                     .name
                     .clone()
@@ -855,6 +863,8 @@ pub(crate) struct FileCx<'a> {
     /// Where the list items cut out of the text start, so the unnamed entries after them keep
     /// their generated names (`<event>-<index>` of the file as written).
     pub(crate) cut_items: Vec<Position>,
+    /// An agent settings file's `allowedHttpHookUrls`, with the agent, once read.
+    pub(crate) http_allowlist: Option<(Agent, Vec<String>)>,
 }
 
 impl<'a> FileCx<'a> {
@@ -874,6 +884,7 @@ impl<'a> FileCx<'a> {
             original_text: text,
             parse_failure: None,
             cut_items: Vec::new(),
+            http_allowlist: None,
         }
     }
 

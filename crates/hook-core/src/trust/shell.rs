@@ -6,6 +6,10 @@
 //! What the walk cannot know before the hook runs — a command substitution, a variable other
 //! than the project-directory ones, `eval`, a glob, a relative path after `cd $X` — is reported
 //! as *undetermined*, never guessed.
+//!
+//! It is hookwire's one shell parser: Claude Code `if` rules (`Bash(rm *)`) read a tool call's
+//! command through [`invocations`], every command it runs with quotes and escapes removed, so the
+//! two never disagree about what a command line runs. Nothing here does I/O.
 
 use std::{
     collections::HashMap,
@@ -23,8 +27,8 @@ enum Piece {
     Var { name: String, modified: bool },
     /// `$?`, `$$`, `$#`, `$1`, `$@`: values that never name a project file.
     Special,
-    /// `$(...)` or `` `...` ``.
-    Substitution,
+    /// `$(...)`, `` `...` `` or `<(...)`: the command inside, as written.
+    Substitution(String),
     /// `$((...))`.
     Arithmetic,
     /// An unquoted `~` at the start of a word.
@@ -64,10 +68,12 @@ enum Token {
     Redirect(Redirect),
 }
 
-/// Splits `text` into words and operators.
-fn tokenize(text: &str) -> Vec<Token> {
+/// Splits `text` into words and operators; the flag says whether every quote, `$(...)` and
+/// backquote closes (an open one takes the rest of the text).
+fn tokenize(text: &str) -> (Vec<Token>, bool) {
     let chars: Vec<char> = text.chars().collect();
     let mut tokens = Vec::new();
+    let mut is_closed = true;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -109,9 +115,14 @@ fn tokenize(text: &str) -> Vec<Token> {
                 if next == Some('(') {
                     // `<(cmd)` / `>(cmd)`: process substitution, a word.
                     let start = i;
-                    i = skip_balanced(&chars, i + 2, '(', ')');
-                    tokens
-                        .push(Token::Word { pieces: vec![Piece::Substitution], raw: chars[start..i].iter().collect() });
+                    let closed;
+                    (i, closed) = skip_balanced(&chars, i + 2, '(', ')');
+                    is_closed &= closed;
+                    let inner = chars[start + 2..if closed { i - 1 } else { i }].iter().collect();
+                    tokens.push(Token::Word {
+                        pieces: vec![Piece::Substitution(inner)],
+                        raw: chars[start..i].iter().collect(),
+                    });
                     continue;
                 }
                 let (redirect, len) = match (c, next, chars.get(i + 2).copied()) {
@@ -129,7 +140,8 @@ fn tokenize(text: &str) -> Vec<Token> {
             }
             _ => {
                 let start = i;
-                let (pieces, end) = read_word(&chars, i);
+                let (pieces, end, closed) = read_word(&chars, i);
+                is_closed &= closed;
                 i = end;
                 // `2>file`: the digits are the descriptor of a redirection.
                 let is_descriptor = matches!(chars.get(i), Some('<' | '>'))
@@ -140,7 +152,7 @@ fn tokenize(text: &str) -> Vec<Token> {
             }
         }
     }
-    tokens
+    (tokens, is_closed)
 }
 
 /// Whether `c` ends an unquoted word.
@@ -148,30 +160,34 @@ fn is_meta(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>')
 }
 
-/// The index just after the `close` that balances an `open` already consumed before `i`.
-fn skip_balanced(chars: &[char], mut i: usize, open: char, close: char) -> usize {
+/// The index just after the `close` that balances an `open` already consumed before `i`, and
+/// whether there is one (else the index is the end of the text). Quoted text is skipped.
+fn skip_balanced(chars: &[char], mut i: usize, open: char, close: char) -> (usize, bool) {
     let mut depth = 1;
     while i < chars.len() {
         match chars[i] {
             '\\' => i += 1,
-            '\'' => {
+            quote @ ('\'' | '"') => {
                 i += 1;
-                while i < chars.len() && chars[i] != '\'' {
-                    i += 1;
+                while i < chars.len() && chars[i] != quote {
+                    i += usize::from(quote == '"' && chars[i] == '\\') + 1;
+                }
+                if i >= chars.len() {
+                    return (chars.len(), false);
                 }
             }
             c if c == open => depth += 1,
             c if c == close => {
                 depth -= 1;
                 if depth == 0 {
-                    return i + 1;
+                    return (i + 1, true);
                 }
             }
             _ => {}
         }
         i += 1;
     }
-    chars.len()
+    (chars.len(), false)
 }
 
 /// Pushes `c` onto the text piece at the end of `pieces`.
@@ -182,9 +198,11 @@ fn push_text(pieces: &mut Vec<Piece>, c: char) {
     }
 }
 
-/// Reads one word starting at `i`; returns its pieces and the index after it.
-fn read_word(chars: &[char], mut i: usize) -> (Vec<Piece>, usize) {
+/// Reads one word starting at `i`; returns its pieces, the index after it, and whether every
+/// quote and substitution in it closes.
+fn read_word(chars: &[char], mut i: usize) -> (Vec<Piece>, usize, bool) {
     let mut pieces = Vec::new();
+    let mut is_closed = true;
     let start = i;
     while i < chars.len() && !is_meta(chars[i]) {
         match chars[i] {
@@ -202,6 +220,7 @@ fn read_word(chars: &[char], mut i: usize) -> (Vec<Piece>, usize) {
                     push_text(&mut pieces, chars[i]);
                     i += 1;
                 }
+                is_closed &= i < chars.len();
                 // An empty '' still makes a (possibly empty) word.
                 if !matches!(pieces.last(), Some(Piece::Text(_))) {
                     pieces.push(Piece::Text(String::new()));
@@ -221,24 +240,19 @@ fn read_word(chars: &[char], mut i: usize) -> (Vec<Piece>, usize) {
                             }
                             i += 2;
                         }
-                        '$' => i = read_dollar(chars, i, &mut pieces),
-                        '`' => {
-                            i = skip_backquoted(chars, i + 1);
-                            pieces.push(Piece::Substitution);
-                        }
+                        '$' => i = read_dollar(chars, i, &mut pieces, &mut is_closed),
+                        '`' => i = read_backquoted(chars, i + 1, &mut pieces, &mut is_closed),
                         c => {
                             push_text(&mut pieces, c);
                             i += 1;
                         }
                     }
                 }
+                is_closed &= i < chars.len();
                 i += 1;
             }
-            '$' => i = read_dollar(chars, i, &mut pieces),
-            '`' => {
-                i = skip_backquoted(chars, i + 1);
-                pieces.push(Piece::Substitution);
-            }
+            '$' => i = read_dollar(chars, i, &mut pieces, &mut is_closed),
+            '`' => i = read_backquoted(chars, i + 1, &mut pieces, &mut is_closed),
             '~' if i == start => {
                 pieces.push(Piece::Tilde);
                 i += 1;
@@ -267,35 +281,50 @@ fn read_word(chars: &[char], mut i: usize) -> (Vec<Piece>, usize) {
             }
         }
     }
-    (pieces, i)
+    (pieces, i.min(chars.len()), is_closed)
 }
 
-/// The index just after the closing backquote of a backquoted command started before `i`.
-fn skip_backquoted(chars: &[char], mut i: usize) -> usize {
+/// Reads a backquoted command whose text starts at `i` (after the opening backquote) into a
+/// substitution piece; returns the index after the closing backquote.
+fn read_backquoted(chars: &[char], mut i: usize, pieces: &mut Vec<Piece>, is_closed: &mut bool) -> usize {
+    let mut inner = String::new();
     while i < chars.len() && chars[i] != '`' {
-        if chars[i] == '\\' {
-            i += 1;
+        // Inside backquotes `\` escapes only `$`, `` ` `` and `\`.
+        if chars[i] == '\\'
+            && let Some(&next @ ('$' | '`' | '\\')) = chars.get(i + 1)
+        {
+            inner.push(next);
+            i += 2;
+            continue;
         }
+        inner.push(chars[i]);
         i += 1;
     }
+    *is_closed &= i < chars.len();
+    pieces.push(Piece::Substitution(inner));
     i + 1
 }
 
 /// Reads an expansion starting with the `$` at `i`; returns the index after it.
-fn read_dollar(chars: &[char], i: usize, pieces: &mut Vec<Piece>) -> usize {
+fn read_dollar(chars: &[char], i: usize, pieces: &mut Vec<Piece>, is_closed: &mut bool) -> usize {
     let is_name_start = |c: char| c.is_ascii_alphabetic() || c == '_';
     let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
     match chars.get(i + 1).copied() {
         Some('(') if chars.get(i + 2) == Some(&'(') => {
             pieces.push(Piece::Arithmetic);
-            skip_balanced(chars, i + 2, '(', ')')
+            let (end, closed) = skip_balanced(chars, i + 2, '(', ')');
+            *is_closed &= closed;
+            end
         }
         Some('(') => {
-            pieces.push(Piece::Substitution);
-            skip_balanced(chars, i + 2, '(', ')')
+            let (end, closed) = skip_balanced(chars, i + 2, '(', ')');
+            *is_closed &= closed;
+            pieces.push(Piece::Substitution(chars[i + 2..if closed { end - 1 } else { end }].iter().collect()));
+            end
         }
         Some('{') => {
-            let end = skip_balanced(chars, i + 2, '{', '}');
+            let (end, closed) = skip_balanced(chars, i + 2, '{', '}');
+            *is_closed &= closed;
             let inner: String = chars[i + 2..end.saturating_sub(1).max(i + 2)].iter().collect();
             let name: String = inner.chars().take_while(|c| is_name(*c)).collect();
             if name.is_empty() || !name.starts_with(is_name_start) {
@@ -430,7 +459,7 @@ fn expand(pieces: &[Piece], raw: &str, vars: &Vars, home: Option<&Path>) -> Word
                 None => unknown(&mut word, format!("`${name}` is not known before the hook runs")),
             },
             Piece::Special => word.is_opaque = true,
-            Piece::Substitution => unknown(&mut word, "its value is the output of a command".to_owned()),
+            Piece::Substitution(_) => unknown(&mut word, "its value is the output of a command".to_owned()),
             Piece::Arithmetic => unknown(&mut word, "an arithmetic expansion".to_owned()),
             Piece::Tilde => match home {
                 Some(home) => word.text.push_str(&home.display().to_string()),
@@ -456,6 +485,56 @@ const INTERPRETERS: [&str; 12] =
 
 /// Reserved words that may start a command; the command proper follows them.
 const KEYWORDS: [&str; 12] = ["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"];
+
+/// One argument of a wrapper, as [`wrapped_program`] needs it.
+struct WrapperArg<'a> {
+    /// Its value, when known before the command runs.
+    text: Option<&'a str>,
+    /// Whether it is a `NAME=value` assignment (`env`, `sudo`).
+    is_assignment: bool,
+}
+
+/// The options of each wrapper that take the next word as their value (`sudo -u root`,
+/// `nice -n 5`, `timeout -s KILL`, `xargs -I {}`): that word is not the wrapped program.
+fn option_takes_value(wrapper: &str, option: &str) -> bool {
+    let options: &[&str] = match wrapper {
+        "sudo" => &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user", "--group"],
+        "doas" => &["-u", "-C"],
+        "nice" => &["-n", "--adjustment"],
+        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+        "env" => &["-u", "-C", "--unset", "--chdir"],
+        "xargs" => &["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"],
+        "stdbuf" => &["-i", "-o", "-e"],
+        "ionice" => &["-c", "-n", "--class", "--classdata"],
+        "time" => &["-f", "-o", "--format", "--output"],
+        "exec" => &["-a"],
+        _ => &[],
+    };
+    options.contains(&option)
+}
+
+/// Where in `args` of wrapper `kind` (one of [`WRAPPERS`]) the program it runs starts: past
+/// its options (and their values), `NAME=value` assignments and, for `timeout`, the duration.
+/// `args.len()` when it names none.
+fn wrapped_program(kind: &str, args: &[WrapperArg<'_>]) -> usize {
+    let mut i = 0;
+    let mut skipped_duration = kind != "timeout";
+    while let Some(arg) = args.get(i) {
+        match arg.text {
+            Some("--") => return i + 1,
+            Some(option) if option.starts_with('-') && option.len() > 1 => {
+                i += 1 + usize::from(option_takes_value(kind, option));
+            }
+            _ if arg.is_assignment => i += 1,
+            _ if !skipped_duration => {
+                skipped_duration = true;
+                i += 1;
+            }
+            _ => return i,
+        }
+    }
+    args.len()
+}
 
 /// The program's name without its directory and version suffix (`python3.12` → `python3`).
 fn program_kind(program: &str) -> &str {
@@ -501,7 +580,7 @@ impl Walk<'_> {
         let mut words: Vec<Word> = Vec::new();
         let mut pending: Option<Redirect> = None;
         let mut redirects: Vec<(Redirect, Word)> = Vec::new();
-        let tokens = tokenize(command);
+        let (tokens, _) = tokenize(command);
         let mut tokens = tokens.into_iter().peekable();
         loop {
             let token = tokens.next();
@@ -645,19 +724,14 @@ impl Walk<'_> {
         self.run(program, analysis);
         if WRAPPERS.contains(&kind.as_str()) {
             // `env FOO=1 timeout 5 ./x.sh`: the wrapped program is a program too.
-            let mut rest = args;
-            let mut skipped_duration = kind != "timeout";
-            while let Some((word, tail)) = rest.split_first() {
-                let is_option = word.text.starts_with('-') && word.unknown.is_none();
-                if is_option || assignment(word).is_some() {
-                    rest = tail;
-                } else if !skipped_duration {
-                    skipped_duration = true;
-                    rest = tail;
-                } else {
-                    break;
-                }
-            }
+            let shape: Vec<WrapperArg<'_>> = args
+                .iter()
+                .map(|word| WrapperArg {
+                    text: word.unknown.is_none().then_some(word.text.as_str()),
+                    is_assignment: assignment(word).is_some(),
+                })
+                .collect();
+            let rest = &args[wrapped_program(&kind, &shape).min(args.len())..];
             return match rest.split_first() {
                 Some((wrapped, tail)) => self.command(wrapped, tail, analysis, depth),
                 None => Some(program.text.clone()),
@@ -850,15 +924,278 @@ impl Walk<'_> {
 
 /// `NAME=value` → (`NAME`, `value`).
 fn assignment(word: &Word) -> Option<(&str, &str)> {
-    let (name, value) = word.raw.split_once('=')?;
+    let name = assigned_name(&word.raw)?;
+    let value_start = word.text.find('=').map_or(word.text.len(), |i| i + 1);
+    Some((name, &word.text[value_start..]))
+}
+
+/// The `NAME` of a word written `NAME=value`.
+fn assigned_name(raw: &str) -> Option<&str> {
+    let (name, _) = raw.split_once('=')?;
     let is_name = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !is_name {
+    is_name.then_some(name)
+}
+
+/// How deep `$(...)`, `sh -c '...'` and `eval` are followed by [`invocations`].
+const MAX_NESTING: usize = 16;
+
+/// One command a shell script runs, as an `if` permission rule compares it: its words with
+/// quotes and escapes removed (`'rm' -rf x`, `r""m -rf x` and `r\m -rf x` all read `rm -rf x`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    /// The words, quotes and escapes removed; a word holding an expansion (`$X`, `$(...)`) is
+    /// kept as written.
+    pub(crate) words: Vec<String>,
+    /// The words as written.
+    pub(crate) raw: Vec<String>,
+    /// What it runs cannot be told from the text: its program is an expansion (`$X -rf /`), or
+    /// it runs text only known when it runs (`sh` reading its input, `eval "$X"`, `sh -c "$X"`).
+    pub(crate) runs_unknown: bool,
+}
+
+/// Why a script cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ShellError {
+    /// A quote, `$(`, `${` or backquote does not close.
+    #[error("a quote, `$(` or backquote does not close")]
+    Unclosed,
+    /// Substitutions and nested shells go deeper than [`MAX_NESTING`].
+    #[error("commands are nested more than {MAX_NESTING} deep")]
+    TooDeep,
+}
+
+/// Every command `script` runs, each at every stage of stripping what runs it: leading
+/// `NAME=value` assignments, reserved words (`if`, `!`, `{`, ...) and wrappers (`sudo -u root`,
+/// `env -i`, `nice -n 5`, `timeout 10`, `xargs -n1`, `command`, `exec`, ...), so
+/// `sudo FOO=1 rm -rf x` gives `sudo FOO=1 rm -rf x`, `FOO=1 rm -rf x` and `rm -rf x`. The
+/// commands inside `$(...)`, backquotes, `<(...)`, `sh -c '...'` (any shell), `eval ...`,
+/// `env -S '...'` and `find ... -exec ... ;` are listed too.
+pub(crate) fn invocations(script: &str) -> Result<Vec<Invocation>, ShellError> {
+    let mut out = Vec::new();
+    collect_invocations(script, 0, &mut out)?;
+    Ok(out)
+}
+
+/// A word before expansion: its pieces and its text as written.
+type RawWord = (Vec<Piece>, String);
+
+fn collect_invocations(script: &str, depth: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+    if depth > MAX_NESTING {
+        return Err(ShellError::TooDeep);
+    }
+    let (tokens, is_closed) = tokenize(script);
+    if !is_closed {
+        return Err(ShellError::Unclosed);
+    }
+    let mut words: Vec<RawWord> = Vec::new();
+    let mut is_redirect_target = false;
+    for token in tokens.into_iter().map(Some).chain([None]) {
+        match token {
+            Some(Token::Word { pieces, raw }) => {
+                for piece in &pieces {
+                    if let Piece::Substitution(inner) = piece {
+                        collect_invocations(inner, depth + 1, out)?;
+                    }
+                }
+                if !std::mem::take(&mut is_redirect_target) {
+                    words.push((pieces, raw));
+                }
+            }
+            Some(Token::Redirect(_)) => is_redirect_target = true,
+            Some(Token::Op(_)) | None => {
+                command_stages(&words, depth, out)?;
+                words.clear();
+                is_redirect_target = false;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The value of a word known from its text alone (no variable, substitution or arithmetic).
+fn plain_text(pieces: &[Piece]) -> Option<String> {
+    let mut text = String::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(part) | Piece::Glob(part) => text.push_str(part),
+            Piece::Tilde => text.push('~'),
+            Piece::Var { .. } | Piece::Special | Piece::Substitution(_) | Piece::Arithmetic => return None,
+        }
+    }
+    Some(text)
+}
+
+/// Pushes each stage of one simple command (see [`invocations`]).
+fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+    let mut rest = words;
+    while let Some(((pieces, raw), args)) = rest.split_first() {
+        let program = plain_text(pieces);
+        let is_assignment = assigned_name(raw).is_some();
+        let mut invocation = Invocation {
+            words: rest.iter().map(|(pieces, raw)| plain_text(pieces).unwrap_or_else(|| raw.clone())).collect(),
+            raw: rest.iter().map(|(_, raw)| raw.clone()).collect(),
+            runs_unknown: program.is_none() && !is_assignment,
+        };
+        let Some(program) = program.filter(|_| !is_assignment) else {
+            out.push(invocation);
+            if !is_assignment {
+                return Ok(());
+            }
+            rest = args;
+            continue;
+        };
+        let kind = program_kind(&program);
+        let texts: Vec<Option<String>> = args.iter().map(|(pieces, _)| plain_text(pieces)).collect();
+        if KEYWORDS.contains(&kind) || kind == "time" && rest.len() > 1 {
+            out.push(invocation);
+            rest = args;
+            continue;
+        }
+        if kind == "function" {
+            // `function NAME { ...`: the body follows the name.
+            out.push(invocation);
+            rest = args.get(1..).unwrap_or_default();
+            continue;
+        }
+        if WRAPPERS.contains(&kind) {
+            if let Some(split) = env_split_string(kind, &texts) {
+                out.push(invocation);
+                return match split {
+                    Some(script) => collect_invocations(&script, depth + 1, out),
+                    None => {
+                        out.push(unknown_run(args));
+                        Ok(())
+                    }
+                };
+            }
+            let shape: Vec<WrapperArg<'_>> = args
+                .iter()
+                .zip(&texts)
+                .map(|((_, raw), text)| WrapperArg {
+                    text: text.as_deref(),
+                    is_assignment: assigned_name(raw).is_some(),
+                })
+                .collect();
+            out.push(invocation);
+            rest = &args[wrapped_program(kind, &shape).min(args.len())..];
+            continue;
+        }
+        if SHELLS.contains(&kind) {
+            match shell_script(&texts) {
+                ShellRuns::Script(script) => {
+                    out.push(invocation);
+                    return collect_invocations(&script, depth + 1, out);
+                }
+                ShellRuns::Unknown => invocation.runs_unknown = true,
+                ShellRuns::File => {}
+            }
+        } else if kind == "eval" {
+            match texts.iter().cloned().collect::<Option<Vec<String>>>() {
+                Some(parts) => {
+                    out.push(invocation);
+                    return collect_invocations(&parts.join(" "), depth + 1, out);
+                }
+                None => invocation.runs_unknown = true,
+            }
+        } else if kind == "find" {
+            find_exec(args, &texts, depth, out)?;
+        }
+        out.push(invocation);
+        return Ok(());
+    }
+    Ok(())
+}
+
+/// An invocation standing for text run that is not known before it runs.
+fn unknown_run(args: &[RawWord]) -> Invocation {
+    let raw: Vec<String> = args.iter().map(|(_, raw)| raw.clone()).collect();
+    Invocation { words: raw.clone(), raw, runs_unknown: true }
+}
+
+/// `env -S 'STRING'` / `env --split-string=STRING`: `Some(Some(script))` for the command line
+/// it runs, `Some(None)` when it is not known; `None` when `kind` is no `env -S`.
+fn env_split_string(kind: &str, texts: &[Option<String>]) -> Option<Option<String>> {
+    if kind != "env" {
         return None;
     }
-    let value_start = word.text.find('=').map_or(word.text.len(), |i| i + 1);
-    let _ = value;
-    Some((name, &word.text[value_start..]))
+    for (i, text) in texts.iter().enumerate() {
+        let Some(text) = text else { continue };
+        let attached = if let Some(value) = text.strip_prefix("--split-string=") {
+            Some(value.to_owned())
+        } else if text == "-S" || text == "--split-string" {
+            None
+        } else if let Some(value) = text.strip_prefix("-S") {
+            Some(value.to_owned())
+        } else {
+            continue;
+        };
+        let first = if attached.is_some() { i + 1 } else { i + 2 };
+        let head = match attached {
+            Some(value) => Some(value),
+            None => texts.get(i + 1).cloned().flatten(),
+        };
+        let tail = texts.get(first..).unwrap_or_default().iter().cloned().collect::<Option<Vec<String>>>();
+        return Some(head.zip(tail).map(|(head, tail)| [vec![head], tail].concat().join(" ")));
+    }
+    None
+}
+
+/// What a shell started with these arguments runs.
+enum ShellRuns {
+    /// `sh -c SCRIPT`.
+    Script(String),
+    /// A script file: like any program, what it holds is not the command's text.
+    File,
+    /// Text known only when it runs: `sh -c "$X"`, or `sh` / `sh -s` reading its input.
+    Unknown,
+}
+
+/// Reads a shell's options: `-c` (alone or among others, `-lc`), `-s`, `-o NAME`, `--rcfile F`.
+fn shell_script(texts: &[Option<String>]) -> ShellRuns {
+    let (mut has_c, mut reads_input) = (false, false);
+    let mut i = 0;
+    while let Some(text) = texts.get(i) {
+        let Some(text) = text else { return if has_c { ShellRuns::Unknown } else { ShellRuns::File } };
+        if text == "--" || !text.starts_with(['-', '+']) || text.len() < 2 {
+            let operand = if text == "--" { texts.get(i + 1) } else { Some(&texts[i]) };
+            return match (has_c, operand) {
+                (true, Some(Some(script))) => ShellRuns::Script(script.clone()),
+                (true, _) => ShellRuns::Unknown,
+                (false, Some(_)) if !reads_input => ShellRuns::File,
+                (false, _) => ShellRuns::Unknown,
+            };
+        }
+        if !text.starts_with("--") && text.starts_with('-') {
+            has_c |= text.contains('c');
+            reads_input |= text.contains('s');
+        }
+        i += 1 + usize::from(matches!(text.as_str(), "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file"));
+    }
+    // No operand: the script comes from the input (`echo rm -rf x | sh`), or `-c` lacks it.
+    ShellRuns::Unknown
+}
+
+/// The commands of `find ... -exec CMD ... ;` (and `-execdir`, `-ok`, `-okdir`, ending at `;`
+/// or `+`).
+fn find_exec(
+    args: &[RawWord],
+    texts: &[Option<String>],
+    depth: usize,
+    out: &mut Vec<Invocation>,
+) -> Result<(), ShellError> {
+    let mut i = 0;
+    while i < texts.len() {
+        if matches!(texts[i].as_deref(), Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
+            let start = i + 1;
+            let end =
+                (start..texts.len()).find(|&k| matches!(texts[k].as_deref(), Some(";" | "+"))).unwrap_or(texts.len());
+            command_stages(&args[start..end], depth + 1, out)?;
+            i = end;
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -962,5 +1299,34 @@ mod tests {
         assert!(analysis.undetermined.is_empty(), "{:?}", analysis.undetermined);
         let analysis = shell("for f in hooks/*.sh; do . \"$f\"; done");
         assert!(!analysis.undetermined.is_empty());
+    }
+
+    #[test]
+    fn wrapper_options_with_values_are_not_the_program() {
+        let analysis = shell("nice -n 5 ./n.sh; sudo -u root ./s.sh; timeout -s KILL 10 ./t.sh");
+        assert_eq!(paths(&analysis), ["nice@/p", "/p/./n.sh!", "sudo@/p", "/p/./s.sh!", "timeout@/p", "/p/./t.sh!"]);
+    }
+
+    fn words(script: &str) -> Vec<String> {
+        invocations(script)
+            .unwrap_or_else(|e| panic!("{script:?}: {e}"))
+            .iter()
+            .map(|inv| format!("{}{}", if inv.runs_unknown { "?" } else { "" }, inv.words.join(" ")))
+            .collect()
+    }
+
+    #[test]
+    fn invocations_are_every_stage_of_every_command() {
+        assert_eq!(
+            words("A=1 sudo -u x 'r'm \"-rf\" a\\ b 2>&1 | tee log"),
+            ["A=1 sudo -u x rm -rf a b", "sudo -u x rm -rf a b", "rm -rf a b", "tee log"]
+        );
+        assert_eq!(words("echo \"$(git log)\" `ls`"), ["git log", "ls", "echo \"$(git log)\" `ls`"]);
+        assert_eq!(words("bash -c 'x; y'"), ["bash -c x; y", "x", "y"]);
+        assert_eq!(words("$X a; sh; sh s.sh"), ["?$X a", "?sh", "sh s.sh"]);
+        assert_eq!(invocations("echo 'x"), Err(ShellError::Unclosed));
+        assert_eq!(invocations("echo $(x"), Err(ShellError::Unclosed));
+        assert_eq!(invocations("sh -c '"), Err(ShellError::Unclosed));
+        assert_eq!(invocations(&format!("{}x{}", "echo $(".repeat(20), ")".repeat(20))), Err(ShellError::TooDeep));
     }
 }

@@ -1,5 +1,6 @@
 //! Integration tests of `hook-core`, all in one test binary (one link, one executable).
 
+mod agent_settings;
 mod all_errors;
 mod alloc;
 mod chain;
