@@ -17,4 +17,5 @@ mod registry;
 mod respond;
 mod session_spec;
 mod sync_hooks;
+mod tool_view;
 mod trust;
