@@ -81,7 +81,6 @@ const CODEX: &[(&str, ToolClass)] = &[
 
 /// The tools of hookwire's own agent loop, PicoClaw and j-cli.
 const HOOKWIRE: &[(&str, ToolClass)] = &[
-    ("bash", Shell),
     ("exec", Shell),
     ("read_file", Read),
     ("write_file", Write),
@@ -100,6 +99,11 @@ pub const AGENT_TOOLS: &[AgentTools] = &[
     AgentTools { agent: "hookwire", tools: HOOKWIRE },
 ];
 
+/// Tool names accepted but no longer offered (hookwire's agent loop still runs a call to its
+/// earlier `bash` tool): classified, but not offered to `hookwire check` as a tool a matcher
+/// should name.
+const LEGACY: &[(&str, ToolClass)] = &[("bash", Shell)];
+
 /// The members of a tool input that name a file or directory, in the order they are read.
 const PATH_KEYS: [&str; 5] = ["file_path", "notebook_path", "absolute_path", "path", "dir_path"];
 
@@ -108,6 +112,7 @@ pub fn tool_class(tool_name: &str) -> ToolClass {
     AGENT_TOOLS
         .iter()
         .flat_map(|agent| agent.tools)
+        .chain(LEGACY)
         .find(|(name, _)| *name == tool_name)
         .map_or(Other, |(_, class)| *class)
 }
