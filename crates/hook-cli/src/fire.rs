@@ -4,6 +4,7 @@ use std::{io::Read, path::PathBuf};
 
 use clap::Args;
 use hook_core::{Context, Decision, Event, FireOutcome};
+use hook_protocol::Agent;
 use serde_json::{Map, Value, json};
 
 use crate::{ConfigArgs, Format, audit, engine, telemetry, terminal};
@@ -20,7 +21,12 @@ const EXIT_CODES: &str = "Exit codes:
 #[command(after_long_help = EXIT_CODES)]
 pub(crate) struct FireArgs {
     /// The event: any canonical name or alias (`pre_tool_execution`, `before_tool`, `PreToolUse`, ...).
-    event: String,
+    /// With `--agent` it may be left out: the input's `hook_event_name` names it.
+    event: Option<String>,
+    /// Read the context as this agent's hook input (`claude`, `gemini` or `codex`): what the
+    /// agent writes to a hook's stdin (`hook_event_name`, `tool_input`, ...).
+    #[arg(long, value_name = "AGENT")]
+    agent: Option<Agent>,
     #[command(flatten)]
     config: ConfigArgs,
     /// A JSON object with HookContext fields (plus `tools`, `options`); `-` reads stdin. Default `{}`.
@@ -53,11 +59,93 @@ pub(crate) fn decision_code(decision: Decision) -> u8 {
     }
 }
 
-/// Reads `--context`: a JSON object; `event` in it is ignored in favour of EVENT.
 /// The largest context `fire` reads: a context is a conversation, not a data set.
 const MAX_CONTEXT_BYTES: u64 = 64 << 20;
 
-fn read_context(path: Option<&PathBuf>) -> Result<Context, String> {
+/// Members of an agent's hook input that are no context field: given to `fire` without
+/// `--agent`, the input was meant to be read as the agent's.
+const AGENT_MEMBERS: &[&str] = &[
+    "hook_event_name",
+    "tool_input",
+    "tool_response",
+    "tool_use_id",
+    "transcript_path",
+    "permission_mode",
+    "prompt",
+    "last_assistant_message",
+    "stop_hook_active",
+];
+
+/// The warnings for members of a context object that `fire` does not read: they would be
+/// silently dropped, and the hooks would see a context without them.
+fn unknown_member_warnings(object: &Map<String, Value>) -> Vec<String> {
+    let known = |name: &str| Context::REPLACEABLE.contains(&name) || Context::NOT_REPLACEABLE.contains(&name);
+    let mut warnings = Vec::new();
+    let agent_shaped: Vec<&str> =
+        object.keys().map(String::as_str).filter(|name| AGENT_MEMBERS.contains(name)).collect();
+    for name in object.keys().map(String::as_str).filter(|name| !known(name) && !AGENT_MEMBERS.contains(name)) {
+        warnings.push(format!("the context field `{name}` is not a hookwire context field; it is ignored"));
+    }
+    if !agent_shaped.is_empty() {
+        let names = agent_shaped.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+        warnings.push(format!(
+            "the context field(s) {names} belong to an agent's hook input, not to hookwire's context; \
+             they are ignored. To read the context as the agent's hook input, add `--agent claude` \
+             (or `--agent gemini`, `--agent codex`)"
+        ));
+    }
+    if object.contains_key("tool") {
+        warnings.push(
+            "the context field `tool` is derived by hookwire from `tool_name` and `tool_arguments`; \
+             the one given is ignored"
+                .to_owned(),
+        );
+    }
+    warnings
+}
+
+/// Reads the context (see [`read_object`]) and the event: EVENT, or with `--agent` the event
+/// the agent's input names. Errors carry the exit code.
+fn read_event_and_context(args: &FireArgs) -> Result<(Event, Context), (u8, String)> {
+    let event = match args.event.as_deref().map(str::parse::<Event>).transpose() {
+        Ok(event) => event,
+        Err(e) => return Err((2, e.to_string())),
+    };
+    let object = read_object(args.context.as_ref()).map_err(|e| (1, e))?;
+    let Some(agent) = args.agent else {
+        let Some(event) = event else {
+            return Err((2, "name the EVENT to fire (or give `--agent` and the agent's hook input)".to_owned()));
+        };
+        for warning in unknown_member_warnings(&object) {
+            eprintln!("warning: {warning}");
+        }
+        return context_from_object(object).map(|context| (event, context)).map_err(|e| (1, e));
+    };
+    let mut object = object;
+    if let Some(event) = event
+        && !object.contains_key("hook_event_name")
+    {
+        let name = agent.event_name(event).ok_or_else(|| {
+            (2, format!("{} has no event `{event}`; fire it without `--agent`", agent.display_name()))
+        })?;
+        object.insert("hook_event_name".into(), name.into());
+    }
+    let (named, mut context) = hook_core::agent::context_from_input(agent, Value::Object(object))
+        .map_err(|e| (1, format!("the context is not {} hook input: {e}", agent.display_name())))?;
+    if let Some(event) = event
+        && event != named
+    {
+        return Err((2, format!("EVENT is `{event}` but the {} input names `{named}`", agent.display_name())));
+    }
+    if context.cwd.is_none() {
+        context.cwd = std::env::current_dir().ok().map(|dir| dir.display().to_string());
+    }
+    Ok((named, context))
+}
+
+/// Reads `--context`: a JSON object (`{}` when absent); `event` in it is ignored in favour of
+/// EVENT.
+fn read_object(path: Option<&PathBuf>) -> Result<Map<String, Value>, String> {
     let too_big = || {
         format!(
             "the context is over {} MiB; give a smaller one (the conversation, not a data set)",
@@ -87,6 +175,11 @@ fn read_context(path: Option<&PathBuf>) -> Result<Context, String> {
         return Err("the context must be a JSON object with HookContext fields".into());
     };
     object.remove("event");
+    Ok(object)
+}
+
+/// The context the object describes, with `cwd` defaulting to the current directory.
+fn context_from_object(object: Map<String, Value>) -> Result<Context, String> {
     let mut context: Context = hook_protocol::from_json_value(Value::Object(object))
         .map_err(|e| format!("the context does not fit HookContext: {e}"))?;
     if context.cwd.is_none() {
@@ -136,6 +229,9 @@ pub(crate) fn outcome_json(outcome: &FireOutcome, context: &Context) -> Value {
             if let Some(error) = &entry.error {
                 record["error"] = json!(error.to_string());
             }
+            if let Some(reason) = &entry.reason {
+                record["reason"] = json!(reason);
+            }
             record
         })
         .collect();
@@ -151,7 +247,7 @@ fn print_text(outcome: &FireOutcome, json: &Value) {
     for entry in json["trace"].as_array().into_iter().flatten() {
         let changed: Vec<&str> = entry["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         outln!(
-            "  {}  {}{}{}  attempts={}  {:.1}ms{}",
+            "  {}  {}{}{}  attempts={}  {:.1}ms{}{}",
             entry["id"].as_str().unwrap_or_default(),
             entry["outcome"].as_str().unwrap_or_default(),
             entry["action"].as_str().map(|a| format!("  action={a}")).unwrap_or_default(),
@@ -159,6 +255,7 @@ fn print_text(outcome: &FireOutcome, json: &Value) {
             entry["attempts"],
             entry["duration_ms"].as_f64().unwrap_or(0.0),
             entry["error"].as_str().map(|e| format!("  error: {}", terminal::safe(e))).unwrap_or_default(),
+            entry["reason"].as_str().map(|r| format!("  ({})", terminal::safe(r))).unwrap_or_default(),
         );
     }
     for (key, value) in json["effects"].as_object().into_iter().flatten() {
@@ -170,18 +267,11 @@ fn print_text(outcome: &FireOutcome, json: &Value) {
 }
 
 pub(crate) async fn run(args: FireArgs) -> u8 {
-    let event: Event = match args.event.parse() {
-        Ok(event) => event,
-        Err(e) => {
+    let (event, mut context) = match read_event_and_context(&args) {
+        Ok(read) => read,
+        Err((code, e)) => {
             eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let mut context = match read_context(args.context.as_ref()) {
-        Ok(context) => context,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
+            return code;
         }
     };
     let host = match engine::start(&args.config, args.base_url.as_deref(), args.model.as_deref()).await {
@@ -192,6 +282,10 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
     let started = telemetry::started();
     let outcome = engine.fire(event, &mut context).await;
     telemetry::record(started, &outcome, &context);
+    if context.tool.is_none() && hook_core::capability(event).is_tool_event {
+        // No hook ran, so the chain did not derive the view: `fire` shows it all the same.
+        hook_core::agent::refresh_tool_view(&mut context);
+    }
     let json = outcome_json(&outcome, &context);
     if let Some(path) = &args.audit
         && let Err(e) = audit::append(path, &outcome)

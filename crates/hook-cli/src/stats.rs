@@ -1,4 +1,7 @@
 //! `hookwire stats`: per hook id, runs, outcomes, median and p95 duration from an audit log.
+//!
+//! Filtered and disabled runs are counted under their own names and left out of the
+//! durations: a hook that did not run took no time, and its zeros would pull the median down.
 
 use std::{collections::BTreeMap, path::Path};
 
@@ -11,7 +14,8 @@ struct HookStats {
     runs: usize,
     ok: usize,
     failed: usize,
-    skipped: usize,
+    filtered: usize,
+    disabled: usize,
     durations_ms: Vec<f64>,
 }
 
@@ -50,7 +54,14 @@ pub(crate) fn run(path: &Path, format: Format) -> u8 {
         stats.runs += 1;
         match record["outcome"].as_str().unwrap_or_default() {
             "ok" | "no_change" => stats.ok += 1,
-            "filtered" | "disabled" => stats.skipped += 1,
+            "filtered" => {
+                stats.filtered += 1;
+                continue;
+            }
+            "disabled" => {
+                stats.disabled += 1;
+                continue;
+            }
             _ => stats.failed += 1,
         }
         if let Some(ms) = record["duration_ms"].as_f64() {
@@ -70,7 +81,8 @@ pub(crate) fn run(path: &Path, format: Format) -> u8 {
                         "runs": stats.runs,
                         "ok": stats.ok,
                         "failed": stats.failed,
-                        "skipped": stats.skipped,
+                        "filtered": stats.filtered,
+                        "disabled": stats.disabled,
                         "median_ms": quantile(&stats.durations_ms, 0.5),
                         "p95_ms": quantile(&stats.durations_ms, 0.95),
                     })
@@ -88,23 +100,25 @@ pub(crate) fn run(path: &Path, format: Format) -> u8 {
                 eprintln!("warning: {}:{line}: {message}", path.display());
             }
             outln!(
-                "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11} {:>9}",
+                "{:<48} {:>6} {:>6} {:>7} {:>8} {:>8} {:>11} {:>9}",
                 "id",
                 "runs",
                 "ok",
                 "failed",
-                "skipped",
+                "filtered",
+                "disabled",
                 "median_ms",
                 "p95_ms"
             );
             for (id, stats) in &by_id {
                 outln!(
-                    "{:<48} {:>6} {:>6} {:>7} {:>8} {:>11.2} {:>9.2}",
+                    "{:<48} {:>6} {:>6} {:>7} {:>8} {:>8} {:>11.2} {:>9.2}",
                     id,
                     stats.runs,
                     stats.ok,
                     stats.failed,
-                    stats.skipped,
+                    stats.filtered,
+                    stats.disabled,
                     quantile(&stats.durations_ms, 0.5),
                     quantile(&stats.durations_ms, 0.95),
                 );

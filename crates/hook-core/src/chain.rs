@@ -98,19 +98,38 @@ pub(crate) async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
 
 /// Whether `entry` is skipped before running: its trace entry when it is disabled or filtered.
 fn precheck(entry: &Entry, event: Event, context: &Context) -> Option<TraceEntry> {
-    let outcome = if !entry.enabled {
-        OutcomeClass::Disabled
+    let (outcome, reason) = if !entry.enabled {
+        (OutcomeClass::Disabled, None)
     } else if !entry.reg.filter.matches(context)
         || entry.reg.session.as_deref().is_some_and(|session| context.session_id.as_deref() != Some(session))
         || entry.reg.gate.as_ref().is_some_and(|gate| !gate.admits(event, context))
     {
-        OutcomeClass::Filtered
+        (OutcomeClass::Filtered, Some(filtered_reason(entry, event, context)))
     } else {
         return None;
     };
     entry.metrics.skip();
-    debug!(hook = %entry.id, outcome = %outcome, "hook not run");
-    Some(TraceEntry::not_run(entry.id.clone(), outcome))
+    debug!(hook = %entry.id, outcome = %outcome, reason = reason.as_deref().unwrap_or_default(), "hook not run");
+    let mut trace = TraceEntry::not_run(entry.id.clone(), outcome);
+    trace.reason = reason;
+    Some(trace)
+}
+
+/// Why a filtered-out `entry` did not run: the first condition that failed, in the order
+/// [`precheck`] tests them.
+fn filtered_reason(entry: &Entry, event: Event, context: &Context) -> String {
+    if let Some(why) = entry.reg.filter.why_not(context) {
+        return why;
+    }
+    if let Some(session) = entry.reg.session.as_deref()
+        && context.session_id.as_deref() != Some(session)
+    {
+        return match context.session_id.as_deref() {
+            Some(other) => format!("session {session:?} is not the event's session {other:?}"),
+            None => format!("session {session:?}: the event has no session id"),
+        };
+    }
+    entry.reg.gate.as_ref().and_then(|gate| gate.why_not(event, context)).unwrap_or_default()
 }
 
 /// The deadline of a hook starting at `started` and the limit a timeout names: the hook's own,
@@ -295,6 +314,11 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     let cache = SerializedCache::default();
     let mut outcome = FireOutcome::empty(event);
     outcome.trace.reserve(entries.len());
+    if cap.is_tool_event {
+        // Derived here, once hooks are known to exist: a fire with no hook never pays for it,
+        // and a `tool` the caller set is replaced (it is read-only).
+        crate::agent::refresh_tool_view(context);
+    }
     if cap.is_notify_only() {
         run_at_once(env, cap, entries, event, context, &cache, chain_deadline, &mut outcome, false).await;
         return outcome;
@@ -489,6 +513,7 @@ fn merge(
         attempts,
         duration,
         error: None,
+        reason: None,
     });
     let trace = &mut traces[slot];
     let mut is_broken_promise = false;
@@ -572,6 +597,12 @@ fn merge_output(
     };
     if !changed.is_empty() {
         cache.clear();
+        if changed.iter().any(|f| matches!(f, Field::ToolName | Field::ToolArguments))
+            && let Target::Own(context) = &mut context
+        {
+            // The derived view follows the call the next hooks see.
+            crate::agent::refresh_tool_view(context);
+        }
         for field in &changed {
             if !outcome.changed.contains(field) {
                 outcome.changed.push(*field);

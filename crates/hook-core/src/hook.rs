@@ -53,6 +53,12 @@ pub trait Hook: Send + Sync + fmt::Debug {
 pub trait Gate: Send + Sync + fmt::Debug {
     /// Whether the hook runs on `event` with `context`.
     fn admits(&self, event: Event, context: &Context) -> bool;
+
+    /// Why the hook does not run on `event` with `context` (the condition that failed, for the
+    /// trace); `None` when it [admits](Gate::admits) them. Only called on the filtered path.
+    fn why_not(&self, event: Event, context: &Context) -> Option<String> {
+        (!self.admits(event, context)).then(|| "its gate did not admit the event".to_owned())
+    }
 }
 
 /// What a hook is given for one run.

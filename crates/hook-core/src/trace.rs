@@ -193,6 +193,10 @@ pub struct TraceEntry {
     pub duration: Duration,
     /// The last error, when it failed.
     pub error: Option<HookError>,
+    /// Why it did not run, when it was filtered out: the filter member, matcher or `if` rule
+    /// that failed and the value it was compared with (`tool_matcher "Bash" did not match tool
+    /// "bash"`).
+    pub reason: Option<String>,
 }
 
 impl TraceEntry {
@@ -206,6 +210,7 @@ impl TraceEntry {
             attempts: 0,
             duration: Duration::ZERO,
             error: None,
+            reason: None,
         }
     }
 }

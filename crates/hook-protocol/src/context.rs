@@ -120,6 +120,68 @@ pub struct Context {
     /// to hooks of the Claude Code family.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+    /// On tool events, one view of the call for every dialect: the input as an object, the
+    /// tool's class, the shell command, the paths it touches. Derived by hookwire from
+    /// `tool_name`, `tool_arguments` and `cwd` before hooks run and again after a hook changes
+    /// them; read-only: never read back (a `tool` given in a context or a hook's answer is
+    /// ignored) and no hook can replace it.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolView>,
+}
+
+/// What kind of work a tool call does, whatever the agent calls the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolClass {
+    /// Runs a shell command (Claude Code `Bash`, Gemini CLI `run_shell_command`, Codex `shell`).
+    Shell,
+    /// Reads files (`Read`, `read_file`, `read_many_files`).
+    Read,
+    /// Creates or overwrites files (`Write`, `write_file`).
+    Write,
+    /// Changes files in place (`Edit`, `MultiEdit`, `replace`, Codex `apply_patch`).
+    Edit,
+    /// Searches files by name or content (`Glob`, `Grep`, `search_file_content`).
+    Search,
+    /// Fetches or searches the web (`WebFetch`, `WebSearch`, `web_fetch`).
+    Fetch,
+    /// Lists a directory (`LS`, `list_directory`).
+    List,
+    /// Anything else, and tools hookwire does not know.
+    Other,
+}
+
+impl ToolClass {
+    /// The snake_case name (`shell`, `read`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolClass::Shell => "shell",
+            ToolClass::Read => "read",
+            ToolClass::Write => "write",
+            ToolClass::Edit => "edit",
+            ToolClass::Search => "search",
+            ToolClass::Fetch => "fetch",
+            ToolClass::List => "list",
+            ToolClass::Other => "other",
+        }
+    }
+}
+
+/// The derived view of one tool call ([`Context::tool`]): the same members whichever agent
+/// (Claude Code, Gemini CLI, Codex, PicoClaw, j-cli) made the call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolView {
+    /// The tool's arguments as a JSON object (`{}` when they are not an object).
+    pub input: Map<String, Value>,
+    /// What kind of work the tool does.
+    pub class: ToolClass,
+    /// The shell command, for shell tools (a command given as a word list is joined with spaces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The files and directories the call names, absolute (a relative path is resolved against
+    /// the context's `cwd`), in the order the input names them, without repeats.
+    #[serde(default)]
+    pub paths: Vec<String>,
 }
 
 /// A tool result given as text or as a ToolResult object.
@@ -173,9 +235,10 @@ impl Context {
     /// The members hooks may replace, in order: the names of [`for_each_context_field!`].
     pub const REPLACEABLE: &'static [&'static str] = for_each_context_field!(field_names);
 
-    /// The members no hook may replace: facts of the event (ids, timing, metadata) and `extra`.
+    /// The members no hook may replace: facts of the event (ids, timing, metadata), `extra` and
+    /// the derived `tool` view.
     pub const NOT_REPLACEABLE: &'static [&'static str] =
-        &["session_id", "cwd", "tool_call_id", "duration_ns", "meta", "channel", "chat_id", "extra"];
+        &["session_id", "cwd", "tool_call_id", "duration_ns", "meta", "channel", "chat_id", "extra", "tool"];
 
     /// The j-cli view of this context for `event`: what a bash or llm hook reads on stdin.
     pub fn to_hook_context(&self, event: Event) -> HookContext {
@@ -192,6 +255,7 @@ impl Context {
             tool_error: self.tool_error.clone(),
             session_id: self.session_id.clone(),
             cwd: self.cwd.clone(),
+            tool: self.tool.clone(),
         }
     }
 
@@ -236,6 +300,7 @@ mod tests {
             channel: Some("cli".into()),
             chat_id: Some("chat".into()),
             extra,
+            tool: Some(ToolView { input: Map::new(), class: ToolClass::Shell, command: None, paths: Vec::new() }),
         }
     }
 

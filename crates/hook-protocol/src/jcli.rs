@@ -43,6 +43,10 @@ pub struct HookContext {
     /// The working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// hookwire's derived view of the tool call (class, command, paths); see
+    /// [`crate::Context::tool`]. Read-only: a hook cannot answer a change to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<crate::context::ToolView>,
 }
 
 /// j-cli's control-flow action.

@@ -50,7 +50,7 @@ mod tool_result;
 pub mod trust;
 
 pub use agent::{Agent, UnknownAgentError};
-pub use context::Context;
+pub use context::{Context, ToolClass, ToolView};
 pub use event::{Event, UnknownEventError};
 pub use jcli::{HookContext, HookResult};
 pub use jsonrpc::Id;

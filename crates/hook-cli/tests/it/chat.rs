@@ -519,14 +519,19 @@ fn stats_prints_json_too() {
     sandbox.write(
         "work/audit.jsonl",
         "{\"id\": \"user:a:stop\", \"outcome\": \"ok\", \"duration_ms\": 2.0}\n\
-         {\"id\": \"user:a:stop\", \"outcome\": \"failed\", \"duration_ms\": 4.0}\nnot json\n",
+         {\"id\": \"user:a:stop\", \"outcome\": \"failed\", \"duration_ms\": 4.0}\nnot json\n\
+         {\"id\": \"user:a:stop\", \"outcome\": \"filtered\", \"duration_ms\": 0.0}\n\
+         {\"id\": \"user:a:stop\", \"outcome\": \"filtered\", \"duration_ms\": 0.0}\n\
+         {\"id\": \"user:a:stop\", \"outcome\": \"disabled\", \"duration_ms\": 0.0}\n",
     );
     let output = sandbox.run(&["stats", "audit.jsonl", "--format", "json"]);
     assert_eq!(output.status.code(), Some(0), "{}", both(&output));
     let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Runs that did not happen are counted by name and take no part in the durations.
     assert_eq!(
         stats["hooks"],
-        json!([{"id": "user:a:stop", "runs": 2, "ok": 1, "failed": 1, "skipped": 0, "median_ms": 2.0, "p95_ms": 4.0}])
+        json!([{"id": "user:a:stop", "runs": 5, "ok": 1, "failed": 1, "filtered": 2, "disabled": 1,
+                "median_ms": 2.0, "p95_ms": 4.0}])
     );
     assert_eq!(stats["warnings"][0]["line"], 3);
 }

@@ -202,6 +202,7 @@ stop:
     let filtered = json_stdout(&fire("pre_tool_execution", r#"{"tool_name": "Write"}"#));
     assert_eq!(filtered["action"], "continue");
     assert_eq!(filtered["trace"][0]["outcome"], "filtered");
+    assert_eq!(filtered["trace"][0]["reason"], r#"tool_name "Bash" did not match tool "Write""#);
 
     let denied = json_stdout(&fire("approve_tool", r#"{"tool_name": "Bash"}"#));
     assert_eq!(denied["action"], "denied");
@@ -218,6 +219,61 @@ stop:
         without_durations(denied),
         without_durations(failed)
     ]);
+}
+
+#[test]
+fn fire_warns_on_an_agent_input_and_reads_it_with_agent() {
+    let sandbox = Sandbox::new();
+    let hooks = sandbox.write(
+        "work/hooks.yaml",
+        r#"pre_tool_execution:
+  - name: guard
+    command: "cat >/dev/null; echo '{\"action\": \"skip\"}'"
+    filter:
+      tool_matcher: bash
+"#,
+    );
+    let config = hooks.to_str().unwrap();
+    let input = r#"{"session_id": "s1", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"}, "tool_use_id": "t1", "colour": "blue"}"#;
+    let fire = |args: &[&str]| {
+        let mut all = vec!["fire", "--no-default-config", "--config", config, "--context", "-", "--format", "json"];
+        all.extend_from_slice(args);
+        sandbox.run_with_stdin("work", &all, input)
+    };
+
+    // Without --agent: the agent's members are named, with the flag that reads them.
+    let plain = fire(&["pre_tool_execution"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let warnings = stderr(&plain);
+    for name in ["`tool_input`", "`hook_event_name`", "`tool_use_id`", "--agent claude"] {
+        assert!(warnings.contains(name), "no {name} in\n{warnings}");
+    }
+    assert!(warnings.contains("`colour` is not a hookwire context field"), "{warnings}");
+    assert!(json_stdout(&plain)["context"].get("tool_arguments").is_none());
+
+    // With --agent claude: the input is the agent's; EVENT comes from it.
+    let read = fire(&["--agent", "claude"]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    let warnings = stderr(&read);
+    assert!(!warnings.contains("hook input") && !warnings.contains("context field"), "{warnings}");
+    // The load warns on the lower-case matcher, which never selects Claude Code's `Bash`.
+    assert!(warnings.contains("`filter.tool_matcher` `bash` matches no tool") && warnings.contains("`Bash`"));
+    let read = json_stdout(&read);
+    assert_eq!(read["event"], "pre_tool_execution");
+    assert_eq!(read["context"]["tool_arguments"], r#"{"command":"rm -rf build"}"#);
+    assert_eq!(
+        read["context"]["tool"],
+        json!({"input": {"command": "rm -rf build"}, "class": "shell",
+        "command": "rm -rf build", "paths": []})
+    );
+    assert_eq!(read["trace"][0]["outcome"], "filtered");
+    assert_eq!(read["trace"][0]["reason"], r#"tool_matcher "bash" did not match tool "Bash""#);
+
+    // EVENT and the input must agree.
+    let mismatch = fire(&["stop", "--agent", "claude"]);
+    assert_eq!(mismatch.status.code(), Some(2), "{}", stderr(&mismatch));
+    assert!(stderr(&mismatch).contains("PreToolUse") || stderr(&mismatch).contains("pre_tool_execution"));
 }
 
 #[test]
@@ -385,6 +441,8 @@ fn stats_summarises_an_audit_log() {
     let stats = sandbox.run("work", &["stats", "audit.jsonl"]);
     assert_eq!(stats.status.code(), Some(0));
     let text = stdout(&stats);
+    let header: Vec<&str> = text.lines().next().unwrap_or_default().split_whitespace().collect();
+    assert_eq!(header[1..6], ["runs", "ok", "failed", "filtered", "disabled"], "{text}");
     let broken = text.lines().find(|l| l.starts_with("user:broken:stop")).unwrap_or_else(|| panic!("{text}"));
     let columns: Vec<&str> = broken.split_whitespace().collect();
     assert_eq!(&columns[1..5], ["3", "0", "3", "0"], "{text}");

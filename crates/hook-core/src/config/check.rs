@@ -1,11 +1,17 @@
-//! Validation the parser cannot do: names, regexes, and names used twice in one level.
+//! Validation the parser cannot do: names, regexes, names used twice in one level, and tool
+//! names written in the wrong case.
 
 use std::collections::HashMap;
 
 use regex::RegexBuilder;
 
-use super::{ConfigError, FileCx, FileLoad, locate::Position};
-use crate::{HookDefinition, HookSpec, Level, SourceLocation};
+use hook_protocol::Agent;
+
+use super::{ConfigError, ConfigWarning, FileCx, FileLoad, locate::Position};
+use crate::{
+    HookDefinition, HookSpec, Level, SourceLocation,
+    agent::{matched_member, tool_view::AGENT_TOOLS},
+};
 
 /// Compiled size limit for user patterns: generous for any real filter, small enough that a
 /// pathological pattern fails at load instead of eating memory.
@@ -136,5 +142,158 @@ fn duplicate_error(spec: &HookSpec, first: &SourceLocation, level: Level) -> Con
         column: spec.source.line.and(spec.source.column),
         hook: Some(spec.name.clone()),
         message: format!("the name is already used at {first}; names must be unique among {level} hooks: {fix}"),
+    }
+}
+
+/// How a tool condition selects tools: exact names, or a regex (unanchored).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ToolCondition<'a> {
+    /// Any of these names, compared exactly.
+    Names(&'a str, char),
+    /// A regular expression.
+    Regex(&'a str),
+}
+
+/// The known tools a condition would select in another case, when it selects none as written
+/// (a list of names that holds one known tool selects it, so it is not reported):
+/// `bash` → `Bash`, `^read$` → `Read`. Empty when it selects a known tool, or none in any case
+/// (an MCP tool, a tool hookwire does not know).
+pub(crate) fn miscased(condition: ToolCondition<'_>, known: &[&'static str]) -> Vec<&'static str> {
+    match condition {
+        ToolCondition::Names(list, separator) => {
+            let names: Vec<&str> = list.split([separator, ',']).map(str::trim).filter(|n| !n.is_empty()).collect();
+            // A list that names a known tool selects something: its other names may be tools
+            // hookwire does not know (j-cli's `Bash|Shell`).
+            if names.iter().any(|name| known.contains(name)) {
+                return Vec::new();
+            }
+            let mut found = Vec::new();
+            for name in names {
+                for other in known.iter().copied().filter(|k| k.eq_ignore_ascii_case(name)) {
+                    if !found.contains(&other) {
+                        found.push(other);
+                    }
+                }
+            }
+            found
+        }
+        ToolCondition::Regex(pattern) => {
+            let build = |insensitive: bool| {
+                RegexBuilder::new(pattern).case_insensitive(insensitive).size_limit(REGEX_SIZE_LIMIT).build().ok()
+            };
+            let (Some(exact), Some(any_case)) = (build(false), build(true)) else { return Vec::new() };
+            if known.iter().any(|k| exact.is_match(k)) {
+                return Vec::new();
+            }
+            known.iter().copied().filter(|k| any_case.is_match(k)).collect()
+        }
+    }
+}
+
+/// Warns on tool conditions (a filter's `tool_name`, `tool_matcher`, `tool_regex`; an agent
+/// hook's matcher on a tool event) that select no known tool but would in another case: tool
+/// names are case-sensitive, and such a hook silently never runs.
+pub(crate) fn tool_name_case(files: &mut [FileLoad]) {
+    let every: Vec<&'static str> = crate::agent::tool_view::known_tool_names().collect();
+    for file in files.iter_mut() {
+        let mut warnings = Vec::new();
+        for spec in &file.specs {
+            let filter = &spec.filter;
+            let mut conditions: Vec<(String, ToolCondition<'_>)> = Vec::new();
+            if let Some(name) = &filter.tool_name {
+                conditions.push((format!("`filter.tool_name` `{name}`"), ToolCondition::Names(name, '\0')));
+            } else if let Some(matcher) = &filter.tool_matcher {
+                conditions.push((format!("`filter.tool_matcher` `{matcher}`"), ToolCondition::Names(matcher, '|')));
+            }
+            if let Some(pattern) = &filter.tool_regex {
+                conditions.push((format!("`filter.tool_regex` `{pattern}`"), ToolCondition::Regex(pattern)));
+            }
+            for (what, condition) in conditions {
+                if let Some(message) = case_message(&what, "of any agent", miscased(condition, &every)) {
+                    warnings.push(spec_warning(spec, message));
+                }
+            }
+            if let HookDefinition::Agent(def) = &spec.definition
+                && let Some(matcher) = def.matcher.as_deref().filter(|m| !m.is_empty() && *m != "*")
+                && spec.events.iter().any(|event| matched_member(def.agent, *event) == Some("tool_name"))
+            {
+                let known = agent_tools(def.agent);
+                let is_names = matcher.chars().all(|c| c.is_ascii_alphanumeric() || "_ ,|-".contains(c));
+                // Gemini CLI compares tool matchers as regexes.
+                let condition = if is_names && def.agent != Agent::Gemini {
+                    ToolCondition::Names(matcher, '|')
+                } else {
+                    ToolCondition::Regex(matcher)
+                };
+                let whose = format!("of {}", def.agent.display_name());
+                if let Some(message) =
+                    case_message(&format!("matcher `{matcher}`"), &whose, miscased(condition, &known))
+                {
+                    warnings.push(spec_warning(spec, message));
+                }
+            }
+        }
+        file.warnings.extend(warnings);
+    }
+}
+
+/// The known tool names of `agent`.
+fn agent_tools(agent: Agent) -> Vec<&'static str> {
+    let name = agent.display_name();
+    AGENT_TOOLS
+        .iter()
+        .filter(|tools| tools.agent == name)
+        .flat_map(|tools| tools.tools.iter().map(|(n, _)| *n))
+        .collect()
+}
+
+fn case_message(what: &str, whose: &str, found: Vec<&'static str>) -> Option<String> {
+    if found.is_empty() {
+        return None;
+    }
+    let names = found.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+    Some(format!(
+        "{what} matches no tool {whose}, but would match {names} in another case: tool names are case-sensitive, \
+         so this hook never runs on them; write the name as the agent spells it"
+    ))
+}
+
+fn spec_warning(spec: &HookSpec, message: String) -> ConfigWarning {
+    ConfigWarning {
+        file: spec.source.file.clone(),
+        line: spec.source.line,
+        column: spec.source.line.and(spec.source.column),
+        hook: Some(spec.name.clone()),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn miscased_names_and_patterns_are_found() {
+        let known = ["Bash", "Read", "Write", "run_shell_command", "read_file"];
+        let names = |list| miscased(ToolCondition::Names(list, '|'), &known);
+        assert_eq!(names("bash"), ["Bash"]);
+        assert_eq!(names("write|read"), ["Write", "Read"]);
+        assert!(names("write|Read").is_empty(), "the list selects Read");
+        assert!(names("Bash|Write").is_empty());
+        assert!(names("mcp__db__query").is_empty());
+        let regex = |pattern| miscased(ToolCondition::Regex(pattern), &known);
+        assert_eq!(regex("^read$"), ["Read"]);
+        assert!(regex("^Read$").is_empty());
+        assert!(regex("read").is_empty(), "`read` selects read_file as written");
+        assert!(regex("mcp__.*").is_empty());
+        assert!(regex("(unclosed").is_empty());
+    }
+
+    #[test]
+    fn the_agent_tables_hold_each_agents_tools() {
+        assert!(agent_tools(Agent::Claude).contains(&"Bash"));
+        assert!(agent_tools(Agent::Gemini).contains(&"run_shell_command"));
+        assert!(agent_tools(Agent::Codex).contains(&"apply_patch"));
+        assert!(!agent_tools(Agent::Claude).contains(&"read_file"));
     }
 }

@@ -214,6 +214,7 @@ pub fn load(sources: &[ConfigSource], deadlines: Deadlines, review: Option<&dyn 
         .collect();
     check::duplicate_names(&mut files);
     agent::apply_user_http_allowlists(&mut files);
+    check::tool_name_case(&mut files);
     let mut loaded = Loaded::default();
     if let Some(review) = review {
         loaded.untrusted = review.review(&mut files);

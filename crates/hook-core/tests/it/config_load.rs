@@ -507,3 +507,31 @@ fn a_picoclaw_yaml_with_a_syntax_error_reports_the_syntax_error_not_an_unknown_e
     assert!(!error.message.contains("unknown event"), "{error}");
     assert_eq!((error.line, error.column), (Some(7), Some(16)), "{error}");
 }
+
+#[test]
+fn tool_names_in_the_wrong_case_are_warned_about() {
+    let dir = TempDir::new();
+    let jcli = dir.write(
+        "hooks.yaml",
+        "pre_tool_execution:\n  - name: lower\n    command: ./x.sh\n    filter:\n      tool_matcher: bash|write\n  \
+         - name: anchored\n    command: ./y.sh\n    filter:\n      tool_regex: ^read$\n  \
+         - name: fine\n    command: ./z.sh\n    filter:\n      tool_matcher: Bash|Shell\n",
+    );
+    let claude = dir.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "write", "hooks": [{"type": "command", "command": "./a.sh"}]},
+            {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "./b.sh"}]}
+        ], "SessionStart": [{"matcher": "Startup", "hooks": [{"type": "command", "command": "./c.sh"}]}]}}"#,
+    );
+    let loaded = load_paths(&[&jcli, &claude], Level::User);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    assert_eq!(loaded.specs.len(), 6, "a warning does not stop a hook");
+    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert!(warnings[0].contains("hook `lower`") && warnings[0].contains("`filter.tool_matcher` `bash|write`"));
+    assert!(warnings[0].contains("would match `Bash`, `Write`"), "{}", warnings[0]);
+    assert!(warnings[1].contains("hook `anchored`") && warnings[1].contains("would match `Read`"), "{}", warnings[1]);
+    assert!(warnings[2].contains("matcher `write` matches no tool of Claude Code"), "{}", warnings[2]);
+    assert!(warnings[2].contains("would match `Write`") && warnings[2].contains("settings.json"), "{}", warnings[2]);
+}

@@ -134,3 +134,41 @@ async fn a_bad_regex_is_a_registration_error_not_a_panic() {
     assert!(engine.register(bad("[z-a]")).is_empty());
     assert!(!engine.has_hooks_for(Event::PreToolExecution));
 }
+
+#[tokio::test]
+async fn a_filtered_entry_says_which_condition_failed() {
+    let pre = Event::PreToolExecution;
+    let engine = engine_with(
+        vec![
+            reg(Level::User, "matcher", pre, fixed("matcher", says("ran")))
+                .filter(with(|f| f.tool_matcher = Some("Bash".into()))),
+            reg(Level::User, "regex", pre, fixed("regex", says("ran")))
+                .filter(with(|f| f.tool_regex = Some("^Bash$".into()))),
+            reg(Level::User, "runs", pre, fixed("runs", says("ran")))
+                .filter(with(|f| f.tool_regex = Some("^b".into()))),
+        ],
+        Deadlines::default(),
+    );
+    let mut context = tool_call("bash", "{}");
+    let outcome = engine.fire(pre, &mut context).await;
+    let reasons: Vec<(OutcomeClass, Option<&str>)> =
+        outcome.trace.iter().map(|entry| (entry.outcome, entry.reason.as_deref())).collect();
+    assert_eq!(
+        reasons,
+        [
+            (OutcomeClass::Filtered, Some(r#"tool_matcher "Bash" did not match tool "bash""#)),
+            (OutcomeClass::Filtered, Some(r#"tool_regex "^Bash$" did not match tool "bash""#)),
+            (OutcomeClass::Ok, None),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_session_bound_hook_says_it_is_for_another_session() {
+    let stop = Event::Stop;
+    let engine =
+        engine_with(vec![reg(Level::User, "s", stop, fixed("s", says("ran"))).session("abc")], Deadlines::default());
+    let mut context = Context { session_id: Some("xyz".into()), ..Context::default() };
+    let outcome = engine.fire(stop, &mut context).await;
+    assert_eq!(outcome.trace[0].reason.as_deref(), Some(r#"session "abc" is not the event's session "xyz""#));
+}

@@ -18,4 +18,5 @@ mod registry;
 mod respond;
 mod session_spec;
 mod sync_hooks;
+mod tool_view;
 mod trust;
