@@ -709,3 +709,216 @@ fn codex_missing_settings_fails_closed() {
 fn gemini_missing_settings_fails_closed() {
     missing_settings_fails_closed(Agent::Gemini);
 }
+
+// ------------------------------------------------------------------------------------------
+// First run: the documented path, in the order a person takes it. `hookwire install <agent>
+// --project` writes the agent's settings; the guard is the README's, in `.hookwire/hooks.yaml`;
+// `hookwire trust --yes` records the project; then the real agent runs with the home those
+// commands used (no `--settings`, no `--config`: discovery and the trust store as a user has them).
+
+/// The README's guard: skips any tool call whose input mentions `rm -rf`.
+const README_GUARD: &str = "pre_tool_execution:\n  - name: no-rm-rf\n    command: \"if grep -q 'rm -rf'; then echo '{\\\"action\\\": \\\"skip\\\"}'; else echo '{}'; fi\"\n";
+
+/// The order of a first run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// install → guard → trust.
+    InstallFirst,
+    /// guard → trust → install.
+    TrustFirst,
+    /// install → guard → trust, then the guard edited (by the agent, say) before the run.
+    EditedAfterTrust,
+}
+
+/// A project and a home for one documented first run; removed on drop.
+struct FirstRun {
+    agent: Agent,
+    label: String,
+    root: PathBuf,
+}
+
+impl FirstRun {
+    fn new(agent: Agent, order: Order) -> Option<FirstRun> {
+        if !agent_available(agent) {
+            return None;
+        }
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "hookwire-first-run-{}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            agent.name()
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("project/victim")).unwrap();
+        fs::create_dir_all(root.join("home")).unwrap();
+        fs::write(root.join("project/victim/keep.txt"), "precious").unwrap();
+        Some(FirstRun { agent, label: format!("{}/first-run-{order:?}", agent.name()), root })
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.join("project")
+    }
+
+    /// `hookwire ARGS` in the project, with the home the agent will have (no XDG variables:
+    /// the driver gives the agent none either), which must succeed.
+    fn hookwire(&self, args: &[&str]) {
+        let output = Command::new(env!("CARGO_BIN_EXE_hookwire"))
+            .args(args)
+            .current_dir(self.project())
+            .env("HOME", self.root.join("home"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}: hookwire {args:?}:\n{}\n{}",
+            self.label,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    fn guard(&self, text: &str) {
+        fs::create_dir_all(self.project().join(".hookwire")).unwrap();
+        fs::write(self.project().join(".hookwire/hooks.yaml"), text).unwrap();
+    }
+
+    /// The agent asked to `rm -rf victim`, then to `touch created`.
+    fn run(&self) -> Report {
+        let script = json!([
+            {"tool": "shell", "input": {"command": "rm -rf victim"}},
+            {"tool": "shell", "input": {"command": "touch created"}},
+            {"text": "finished"},
+        ]);
+        let script_path = self.root.join("script.json");
+        fs::write(&script_path, script.to_string()).unwrap();
+        let output = Command::new("python3")
+            .arg(workspace_root().join("tests/agents/run_agent.py"))
+            .args(["--agent", self.agent.name()])
+            .arg("--project")
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.root.join("home"))
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--prompt=Delete the victim directory, then create a file named created.")
+            .args(["--timeout", &AGENT_TIMEOUT_S.to_string()])
+            .arg("--agents-dir")
+            .arg(agents_dir())
+            .args(["--requests", "main"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("start python3 tests/agents/run_agent.py");
+        assert!(output.status.success(), "{}: run_agent.py: {}", self.label, String::from_utf8_lossy(&output.stderr));
+        let value: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{}: report is not JSON ({e})", self.label));
+        Report { label: self.label.clone(), value }
+    }
+}
+
+impl Drop for FirstRun {
+    fn drop(&mut self) {
+        if std::env::var("HOOKWIRE_E2E_KEEP").as_deref() == Ok("1") {
+            eprintln!("[{}] kept {}", self.label, self.root.display());
+        } else {
+            let _ = fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+fn documented_first_run(agent: Agent, order: Order) {
+    let Some(run) = FirstRun::new(agent, order) else { return };
+    match order {
+        Order::InstallFirst | Order::EditedAfterTrust => {
+            run.hookwire(&["install", agent.name(), "--project"]);
+            run.guard(README_GUARD);
+            run.hookwire(&["trust", "--yes"]);
+        }
+        Order::TrustFirst => {
+            run.guard(README_GUARD);
+            run.hookwire(&["trust", "--yes"]);
+            run.hookwire(&["install", agent.name(), "--project"]);
+        }
+    }
+    if order == Order::EditedAfterTrust {
+        run.guard(&README_GUARD.replace("rm -rf", "rm -fr"));
+    }
+    let report = run.run();
+    let results = report.tool_results();
+    assert_eq!(report.value["timed_out"], json!(false), "{}: timed out\n{}", run.label, report.dump());
+    assert!(
+        run.project().join("victim/keep.txt").is_file(),
+        "{}: `rm -rf victim` ran: the guard was off\n{}",
+        run.label,
+        report.dump()
+    );
+    assert!(!results.is_empty(), "{}: the model got no tool result\n{}", run.label, report.dump());
+    if order == Order::EditedAfterTrust {
+        // Not silently: what the model (Gemini, Codex) or the person (Claude Code's ask) is told
+        // names the change and the command.
+        let told = format!("{}{}", results[0].0, report.value["agent_output"]);
+        assert!(
+            told.contains("held back") || agent == Agent::Claude,
+            "{}: the refusal does not say why: {told}\n{}",
+            run.label,
+            report.dump()
+        );
+    } else {
+        assert!(
+            run.project().join("created").is_file(),
+            "{}: `touch created` did not run although the guard allows it\n{}",
+            run.label,
+            report.dump()
+        );
+    }
+}
+
+#[test]
+fn claude_first_run_install_then_guard_then_trust() {
+    documented_first_run(Agent::Claude, Order::InstallFirst);
+}
+
+#[test]
+fn claude_first_run_guard_trust_then_install() {
+    documented_first_run(Agent::Claude, Order::TrustFirst);
+}
+
+#[test]
+fn claude_first_run_guard_edited_after_trust() {
+    documented_first_run(Agent::Claude, Order::EditedAfterTrust);
+}
+
+#[test]
+fn gemini_first_run_install_then_guard_then_trust() {
+    documented_first_run(Agent::Gemini, Order::InstallFirst);
+}
+
+#[test]
+fn gemini_first_run_guard_trust_then_install() {
+    documented_first_run(Agent::Gemini, Order::TrustFirst);
+}
+
+#[test]
+fn gemini_first_run_guard_edited_after_trust() {
+    documented_first_run(Agent::Gemini, Order::EditedAfterTrust);
+}
+
+#[test]
+fn codex_first_run_install_then_guard_then_trust() {
+    documented_first_run(Agent::Codex, Order::InstallFirst);
+}
+
+#[test]
+fn codex_first_run_guard_trust_then_install() {
+    documented_first_run(Agent::Codex, Order::TrustFirst);
+}
+
+#[test]
+fn codex_first_run_guard_edited_after_trust() {
+    documented_first_run(Agent::Codex, Order::EditedAfterTrust);
+}
