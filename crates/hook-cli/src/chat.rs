@@ -40,6 +40,7 @@ const EXIT_HELP: &str = "Exit codes (with -p):
   1    a model or runtime error (the server failed or timed out, too many rounds)
   2    a usage or configuration error (bad flags, a hook file that does not load, no model server)
   130  interrupted (Ctrl-C)
+  129, 143  ended by SIGHUP, SIGTERM (at any step; a running turn is cancelled)
 
 In the REPL, Ctrl-C cancels the running turn (its hooks and tools are killed) and returns to the
 prompt; a second Ctrl-C within 2 s quits (130). An empty line or Ctrl-D ends the session (0).
