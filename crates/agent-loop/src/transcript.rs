@@ -137,16 +137,26 @@ pub(crate) struct Transcript {
 impl Transcript {
     /// Opens (creating it and its directory) the transcript at `path` for appending; the next
     /// line's `parentUuid` is the last line's `uuid`.
+    ///
+    /// The transcript holds the whole conversation (file contents, command output): the
+    /// directories made for it are `0700` and the file `0600`, from their creation on, and a
+    /// symbolic link in the file's place is not followed.
     pub(crate) fn open(path: &Path, session_id: &str, cwd: &Path) -> io::Result<Transcript> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+        use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(parent)?;
         }
         let last_uuid = std::fs::read_to_string(path).ok().and_then(|text| {
             text.lines()
                 .rev()
                 .find_map(|line| serde_json::from_str::<Value>(line).ok()?.get("uuid")?.as_str().map(str::to_owned))
         });
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+            .open(path)?;
         Ok(Transcript {
             path: path.to_path_buf(),
             file,

@@ -48,7 +48,9 @@ pub struct AgentCommandOptions {
     pub project_dir: Option<PathBuf>,
     /// Where `CLAUDE_ENV_FILE` files, plugin data directories and spilled long answers go.
     /// `None`: a private (`0700`) directory, `$XDG_RUNTIME_DIR/hookwire` when that is set, else
-    /// `hookwire-<uid>` in the system's temporary directory.
+    /// `hookwire-<uid>` in the system's temporary directory; when another user holds that name
+    /// (their directory, or a symbolic link), `$XDG_STATE_HOME/hookwire/run` (default
+    /// `~/.local/state/hookwire/run`).
     pub state_dir: Option<PathBuf>,
     /// More stdout than this stops the hook and fails the run (default 4 MiB).
     pub max_stdout_bytes: usize,
@@ -81,7 +83,7 @@ impl Shared {
     fn new(options: AgentCommandOptions) -> Self {
         let (state_dir, is_default_state_dir) = match &options.state_dir {
             Some(dir) => (dir.clone(), false),
-            None => (default_state_dir(), true),
+            None => default_state_dir(),
         };
         Shared { options, state_dir, is_default_state_dir }
     }
@@ -710,8 +712,57 @@ fn plugin_dir_name(root: &Path) -> String {
     format!("{base}-{:08x}", hash & 0xffff_ffff)
 }
 
-/// The default state directory.
-fn default_state_dir() -> PathBuf {
+/// The default state directory, and whether it lies in a place other users share (so that an
+/// existing one is used only once checked to be this user's and private).
+///
+/// `$XDG_RUNTIME_DIR/hookwire`, else `hookwire-<uid>` in the temporary directory. Another local
+/// user can create that name first (a directory of theirs, or a symbolic link): then the state
+/// goes to `$XDG_STATE_HOME/hookwire/run` (default `~/.local/state/hookwire/run`), a stable
+/// place of this user's own, so the hooks of every hookwire process still find the same
+/// directory, and a warning names the directory that was refused.
+fn default_state_dir() -> (PathBuf, bool) {
+    let shared = shared_state_dir();
+    if shared_dir_is_taken(&shared) {
+        let home = std::env::var_os("XDG_STATE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(|state| PathBuf::from(state).join("hookwire/run"))
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| PathBuf::from(h).join(".local/state/hookwire/run"))
+            })
+            .filter(|dir| dir.is_absolute());
+        if let Some(home) = home {
+            tracing::warn!(
+                refused = %shared.display(),
+                using = %home.display(),
+                "the state directory in the temporary directory is not a private directory of this user \
+                 (another user may have created it); remove it, or set XDG_RUNTIME_DIR"
+            );
+            return (home, false);
+        }
+    }
+    (shared, true)
+}
+
+/// Whether `dir` exists but cannot be this user's private directory: a symbolic link, not a
+/// directory, or another user's.
+fn shared_dir_is_taken(dir: &Path) -> bool {
+    let Ok(meta) = fs::symlink_metadata(dir) else { return false };
+    if !meta.is_dir() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        own_uid().is_some_and(|uid| meta.uid() != uid)
+    }
+    #[cfg(not(unix))]
+    false
+}
+
+/// The default state directory in a place other users share.
+fn shared_state_dir() -> PathBuf {
     if let Some(runtime) =
         std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|d| d.is_absolute() && d.is_dir())
     {
@@ -764,8 +815,12 @@ fn create_private_dir_all(dir: &Path) -> io::Result<()> {
 /// closed to others (an open one of this user's is closed).
 fn check_own_private_dir(dir: &Path) -> io::Result<()> {
     let meta = fs::symlink_metadata(dir)?;
+    let remedy = "remove it, or set XDG_RUNTIME_DIR to a private directory of yours";
+    if meta.file_type().is_symlink() {
+        return Err(io::Error::other(format!("`{}` is a symbolic link, not a directory; {remedy}", dir.display())));
+    }
     if !meta.is_dir() {
-        return Err(io::Error::other(format!("`{}` exists and is not a directory", dir.display())));
+        return Err(io::Error::other(format!("`{}` exists and is not a directory; {remedy}", dir.display())));
     }
     #[cfg(unix)]
     {
@@ -774,8 +829,9 @@ fn check_own_private_dir(dir: &Path) -> io::Result<()> {
             && meta.uid() != uid
         {
             return Err(io::Error::other(format!(
-                "`{}` belongs to another user; set AgentCommandOptions::state_dir",
-                dir.display()
+                "`{}` belongs to another user (uid {}); {remedy}",
+                dir.display(),
+                meta.uid()
             )));
         }
         if meta.mode() & 0o077 != 0 {

@@ -5,7 +5,11 @@
 //! terminal (`y` / `n` / `a`), or by `--yes` / `--allow TOOL`; without a terminal and without
 //! those flags they are denied, and the model is told so. Each session writes its transcript
 //! (Claude Code's JSONL shape) and its state under `$XDG_STATE_HOME/hookwire/sessions/<id>/`
-//! (default `~/.local/state/hookwire/sessions/<id>/`); `--resume ID` continues it.
+//! (default `~/.local/state/hookwire/sessions/<id>/`), private to the user (`0700` directories,
+//! `0600` files); `--resume ID` continues it, from the directory it was started in only.
+//!
+//! SIGTERM and SIGHUP end the command whatever it is doing (starting, in a turn, closing): the
+//! running turn is cancelled, and what does not stop within a few seconds is left behind.
 
 use std::{
     collections::BTreeSet,
@@ -36,6 +40,7 @@ const EXIT_HELP: &str = "Exit codes (with -p):
   1    a model or runtime error (the server failed or timed out, too many rounds)
   2    a usage or configuration error (bad flags, a hook file that does not load, no model server)
   130  interrupted (Ctrl-C)
+  129, 143  ended by SIGHUP, SIGTERM (at any step; a running turn is cancelled)
 
 In the REPL, Ctrl-C cancels the running turn (its hooks and tools are killed) and returns to the
 prompt; a second Ctrl-C within 2 s quits (130). An empty line or Ctrl-D ends the session (0).
@@ -364,24 +369,99 @@ fn show_turn(shown: &Shown, session: &Session, result: &Result<TurnReport, TurnE
     });
 }
 
+/// Creates `dir` and its missing parents `0700` (the mode is given at creation, so there is no
+/// moment when another user could open them); an existing `dir` of an earlier version, open to
+/// others, is closed. The session's state and transcript hold the whole conversation.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(std::io::Error::other(format!("{} is not a directory", dir.display())));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to the file `path`, `0600` from its creation on, never through a link.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(path)?;
+    // A file an earlier version left readable to others.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(bytes)
+}
+
 /// Saves the session's state beside its transcript.
 fn save(dir: Option<&Path>, session: &Session) {
     let Some(dir) = dir else { return };
     let state = session.state();
     let written = serde_json::to_vec_pretty(&state)
         .map_err(std::io::Error::other)
-        .and_then(|bytes| std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join("state.json"), bytes)));
+        .and_then(|bytes| private_dir(dir).and_then(|()| write_private(&dir.join("state.json"), &bytes)));
     if let Err(e) = written {
         eprintln!("warning: cannot save the session to {}: {e}", dir.display());
     }
 }
 
-/// Reads a saved session.
-fn saved(dir: &Path, id: &str) -> Result<SessionState, String> {
+/// Reads the saved session `id` (already a valid id) from its directory `dir`, to continue it
+/// in `cwd`.
+///
+/// `state.json` is not trusted: its `id` must be `id` (a crafted `../../x` would otherwise save
+/// the session outside the sessions directory), and its `cwd` (where the session was started,
+/// and where the file tools are confined) must be `cwd` itself, the directory the command runs
+/// in (a crafted `/` would otherwise open the whole disk to the file tools). A session moved to
+/// another directory is refused, with the directory to run it from.
+fn saved(dir: &Path, id: &str, cwd: &Path) -> Result<SessionState, String> {
     let path = dir.join("state.json");
     let text =
         std::fs::read_to_string(&path).map_err(|e| format!("--resume {id}: cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("--resume {id}: {} is not a saved session: {e}", path.display()))
+    let state: SessionState = serde_json::from_str(&text)
+        .map_err(|e| format!("--resume {id}: {} is not a saved session: {e}", path.display()))?;
+    if state.id != id {
+        return Err(format!(
+            "--resume {id}: {} names the session `{}`, not `{id}`; refused (the file was changed or copied)",
+            path.display(),
+            terminal::safe(&state.id)
+        ));
+    }
+    let started_in = state.cwd.canonicalize().map_err(|e| {
+        format!(
+            "--resume {id}: the session was started in {}, which is unusable now ({e}); start a new session",
+            terminal::safe(&state.cwd.display().to_string())
+        )
+    })?;
+    let here = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    if started_in != here || !state.cwd.is_absolute() {
+        return Err(format!(
+            "--resume {id}: the session was started in {}, and its tools work there only; \
+             run `hookwire chat --resume {id}` from that directory",
+            terminal::safe(&state.cwd.display().to_string())
+        ));
+    }
+    Ok(state)
+}
+
+/// How long a turn cancelled by SIGTERM or SIGHUP (or a session closing then) may take to wind
+/// down before the command exits anyway.
+const QUIT_GRACE: Duration = Duration::from_secs(3);
+
+/// The code to exit with when a signal asks to quit: SIGTERM 143, SIGHUP 129, Ctrl-C 130.
+async fn quit_signal(signals: &mut tokio::sync::mpsc::UnboundedReceiver<Interrupt>) -> u8 {
+    match signals.recv().await {
+        Some(Interrupt::Quit(code)) => code,
+        Some(Interrupt::Interrupt) => 130,
+        // No signal handling at all: never.
+        None => std::future::pending().await,
+    }
 }
 
 /// Runs one turn; Ctrl-C cancels it (hooks and tools of the turn are killed). Whether a second
@@ -397,9 +477,22 @@ async fn run_turn(
     tokio::pin!(send);
     let mut quit = None;
     loop {
+        // Once asked to quit, the cancelled turn has QUIT_GRACE to wind down (a tool blocked
+        // in the kernel does not hold the command); a second signal ends the wait.
+        let asked = quit;
+        let grace = async move {
+            match asked {
+                Some(_) => tokio::time::sleep(QUIT_GRACE).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             result = &mut send => return (result, quit),
+            () = grace => return (Err(TurnError::Cancelled), quit),
             Some(signal) = signals.recv() => {
+                if let (Some(code), Interrupt::Quit(_)) = (quit, &signal) {
+                    return (Err(TurnError::Cancelled), Some(code));
+                }
                 match signal {
                     Interrupt::Quit(code) => quit = Some(code),
                     Interrupt::Interrupt => {
@@ -423,7 +516,7 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
     }
     let sessions = sessions_dir();
     let resumed = match (&args.resume, &sessions) {
-        (Some(id), Some(dir)) => match saved(&dir.join(id), id) {
+        (Some(id), Some(dir)) => match saved(&dir.join(id), id, &cwd) {
             Ok(state) => Some(state),
             Err(e) => return fail(&[e]),
         },
@@ -441,7 +534,11 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
         Err(code) => return code,
     };
     let engine = engine::engine(model.clone());
-    let errors = engine::mount(&engine, specs).await;
+    // Signals end the command at every step, starting included (a slow hook's mount).
+    let errors = tokio::select! {
+        errors = engine::mount(&engine, specs) => errors,
+        code = quit_signal(&mut signals) => return code,
+    };
     if !errors.is_empty() {
         engine.shutdown().await;
         return fail(&errors);
@@ -485,27 +582,43 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
         }
     };
 
-    let id = resumed.as_ref().map_or_else(agent_loop::transcript::new_uuid, |state| state.id.clone());
-    let session_dir = sessions.map(|dir| dir.join(&id));
+    // The id asked for (and checked to be a file name), never one read from the saved state.
+    let id = args.resume.clone().unwrap_or_else(agent_loop::transcript::new_uuid);
+    let session_dir = sessions.as_ref().map(|dir| dir.join(&id));
     let transcript_path = session_dir.as_ref().map(|dir| dir.join("transcript.jsonl"));
-    if session_dir.is_none() {
-        eprintln!("warning: no state directory (set HOME or XDG_STATE_HOME): the session is not saved");
-    }
-    let mut session = match resumed {
-        Some(state) => {
-            let (session, report) = Session::restore_with(&agent, state, transcript_path).await;
-            for name in &report.rearmed {
-                eprintln!("session hook re-armed: {name}");
+    match (&sessions, &session_dir) {
+        (Some(root), Some(dir)) => {
+            if let Err(e) = private_dir(root).and_then(|()| private_dir(dir)) {
+                eprintln!("warning: cannot make the session directory {} private: {e}", dir.display());
             }
-            for (def, why) in &report.dropped {
-                eprintln!("session hook dropped ({} on {}): {why}", def.kind, def.event);
-            }
-            session
         }
-        None => {
-            let mut config = SessionConfig::new(id.clone(), cwd);
-            config.transcript_path = transcript_path;
-            agent.session(config).await
+        _ => eprintln!("warning: no state directory (set HOME or XDG_STATE_HOME): the session is not saved"),
+    }
+    let starting = async {
+        match resumed {
+            Some(state) => {
+                let (session, report) = Session::restore_with(&agent, state, transcript_path).await;
+                for name in &report.rearmed {
+                    eprintln!("session hook re-armed: {name}");
+                }
+                for (def, why) in &report.dropped {
+                    eprintln!("session hook dropped ({} on {}): {why}", def.kind, def.event);
+                }
+                session
+            }
+            None => {
+                let mut config = SessionConfig::new(id.clone(), cwd);
+                config.transcript_path = transcript_path;
+                agent.session(config).await
+            }
+        }
+    };
+    // Session-start hooks run here: a signal ends them and the command.
+    let mut session = tokio::select! {
+        session = starting => session,
+        code = quit_signal(&mut signals) => {
+            let _ = tokio::time::timeout(QUIT_GRACE, engine.shutdown()).await;
+            return code;
         }
     };
     let shown = Arc::new(Shown {
@@ -546,8 +659,18 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
     };
     save(session_dir.as_deref(), &session);
     ui.working(None);
-    session.close().await;
-    engine.shutdown().await;
+    // Session-end hooks and the engine's shutdown: bounded when a signal is ending the command,
+    // and cut short by one arriving now.
+    let is_quitting = code > 128;
+    let closing = async {
+        session.close().await;
+        engine.shutdown().await;
+    };
+    let code = tokio::select! {
+        () = closing => code,
+        () = tokio::time::sleep(QUIT_GRACE), if is_quitting => code,
+        quit = quit_signal(&mut signals) => if is_quitting { code } else { quit },
+    };
     if session_dir.is_some() && args.format == Format::Text {
         eprintln!("{}", ui.err.dim(&format!("session {id} saved; continue it with `hookwire chat --resume {id}`")));
     }

@@ -256,7 +256,9 @@ fn main() -> ExitCode {
         // chat handles SIGINT itself: Ctrl-C cancels the running turn (taking its hooks and
         // tools down) and returns to the prompt; a second one within 2 s quits.
         let code = runtime.block_on(chat::run(args));
-        drop(runtime);
+        // A tool's blocking file read can outlive a cancelled turn: the exit does not wait on
+        // it for more than a moment (dropping the runtime would, for ever).
+        runtime.shutdown_timeout(std::time::Duration::from_secs(1));
         return ExitCode::from(code);
     }
     let code = runtime.block_on(async move {

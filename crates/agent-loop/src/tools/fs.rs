@@ -1,17 +1,12 @@
-//! The earlier file tools, confined to the session's working directory: `read_file`,
-//! `write_file`, `list_dir` (accepted, not offered); and the confinement all file tools share.
+//! What every file tool shares: the confinement to the session's working directory
+//! ([`resolve_in_cwd`]), and opening files so that a FIFO, a socket or a device is refused
+//! rather than waited on.
 
 use std::path::{Component, Path, PathBuf};
 
-use async_trait::async_trait;
-use hook_core::head_chars;
-use hook_protocol::{ToolDefinition, ToolResult};
-use serde_json::{Value, json};
+use hook_protocol::ToolResult;
 
-use super::{Tool, ToolContext, str_arg};
-
-/// Characters of a file `read_file` returns at most.
-const MAX_READ_CHARS: usize = 100_000;
+use super::ToolContext;
 
 /// Why [`resolve_in_cwd`] refused a path; the message says what to use instead.
 #[derive(Debug, thiserror::Error)]
@@ -136,215 +131,87 @@ pub(crate) async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|err| Err(std::io::Error::other(err.to_string())))
 }
 
-/// Writes `bytes` to `path`, refusing to follow a symbolic link in its last component (one that
-/// appeared after [`resolve_in_cwd`] checked it).
-pub(crate) fn write_no_follow(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::{io::Write as _, os::unix::fs::OpenOptionsExt as _};
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
-        .open(path)?;
-    file.write_all(bytes)
-}
-
 /// `path` resolved inside the working directory of a `tool` call, or the error result naming
 /// the tool (every file tool's confinement).
 pub(crate) fn resolve_for(tool: &str, ctx: &ToolContext, path: &str) -> Result<PathBuf, ToolResult> {
     resolve_in_cwd(&ctx.cwd, path).map_err(|err| ToolResult::error(format!("{tool}: {err}")))
 }
 
-/// The bytes of the file at `path`.
-pub(crate) async fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
-    let path = path.to_path_buf();
-    blocking(move || std::fs::read(path)).await
+/// What a file that is not a regular one is, for the refusal.
+fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if file_type.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else {
+        "not a file"
+    }
 }
 
-/// Which step of [`write_creating_parents`] failed.
-#[derive(Debug)]
-pub(crate) enum WriteFailure {
-    /// Creating the parent directories (the parent, and why).
-    CreateParent(PathBuf, std::io::Error),
-    /// Writing the file.
-    Write(std::io::Error),
+/// The refusal of a file that is not regular: reading a FIFO or a device could block forever
+/// or never end.
+fn not_regular(file_type: std::fs::FileType) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("it is {}, not a regular file; only regular files are read or written", kind_of(file_type)),
+    )
 }
 
-impl WriteFailure {
-    /// The I/O error, whichever step failed.
-    pub(crate) fn io(&self) -> &std::io::Error {
-        match self {
-            WriteFailure::CreateParent(_, err) | WriteFailure::Write(err) => err,
+/// Opens `path` without blocking (`O_NONBLOCK`: opening a FIFO never waits for its other end)
+/// and checks what was opened through the descriptor itself, so a swap between a check of the
+/// path and the open cannot slip a FIFO or a device in. Directories pass (their own error comes
+/// from the read or write); anything else but a regular file is refused.
+fn open_checked(
+    options: &mut std::fs::OpenOptions,
+    flags: nix::fcntl::OFlag,
+    path: &Path,
+) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = match options.custom_flags((flags | nix::fcntl::OFlag::O_NONBLOCK).bits()).open(path) {
+        Ok(file) => file,
+        // A FIFO opened to write, with no reader: say what it is rather than ENXIO.
+        Err(err) if err.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) => {
+            return Err(std::fs::symlink_metadata(path).map_or(err, |meta| not_regular(meta.file_type())));
         }
+        Err(err) => return Err(err),
+    };
+    let file_type = file.metadata()?.file_type();
+    if file_type.is_file() {
+        Ok(file)
+    } else if file_type.is_dir() {
+        Err(std::io::Error::from_raw_os_error(nix::errno::Errno::EISDIR as i32))
+    } else {
+        Err(not_regular(file_type))
     }
 }
 
-/// Writes `bytes` to `path` (never through a symbolic link), creating its parent directories.
-pub(crate) async fn write_creating_parents(path: &Path, bytes: Vec<u8>) -> Result<(), WriteFailure> {
-    let path = path.to_path_buf();
-    let written = blocking(move || {
-        if let Some(parent) = path.parent()
-            && let Err(err) = std::fs::create_dir_all(parent)
-        {
-            return Ok(Err(WriteFailure::CreateParent(parent.to_path_buf(), err)));
-        }
-        Ok(write_no_follow(&path, &bytes).map_err(WriteFailure::Write))
-    })
-    .await;
-    written.unwrap_or_else(|err| Err(WriteFailure::Write(err)))
+/// At most `max_bytes` of the regular file at `path`, and whether there was more. A FIFO, a
+/// socket or a device is refused (never waited on).
+pub(crate) fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    use std::io::Read as _;
+    let file = open_checked(std::fs::OpenOptions::new().read(true), nix::fcntl::OFlag::empty(), path)?;
+    let mut bytes = Vec::new();
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)?;
+    let is_cut = bytes.len() as u64 > max_bytes;
+    bytes.truncate(usize::try_from(max_bytes).unwrap_or(usize::MAX).min(bytes.len()));
+    Ok((bytes, is_cut))
 }
 
-/// The entries of directory `path`, sorted by name; directories end with `/`.
-pub(crate) async fn list_names(path: &Path) -> std::io::Result<Vec<String>> {
-    let path = path.to_path_buf();
-    let mut names = blocking(move || -> std::io::Result<Vec<String>> {
-        let mut names = Vec::new();
-        for entry in std::fs::read_dir(path)? {
-            let entry = entry?;
-            let mut name = entry.file_name().to_string_lossy().into_owned();
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                name.push('/');
-            }
-            names.push(name);
-        }
-        Ok(names)
-    })
-    .await?;
-    names.sort();
-    Ok(names)
-}
-
-fn path_arg(args: &Value, tool: &str, ctx: &ToolContext) -> Result<PathBuf, ToolResult> {
-    resolve_for(tool, ctx, str_arg(args, tool, "path")?)
-}
-
-fn path_schema(description: &str) -> Value {
-    json!({"type": "object", "properties": {"path": {"type": "string", "description": description}}, "required": ["path"]})
-}
-
-/// Reads a text file inside the working directory.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ReadFileTool;
-
-#[async_trait]
-impl Tool for ReadFileTool {
-    fn name(&self) -> &str {
-        "read_file"
-    }
-
-    fn is_read_only(&self) -> bool {
-        true
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition::function(
-            "read_file",
-            "Read a text file inside the working directory.",
-            path_schema("Path relative to the working directory."),
-        )
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let path = match path_arg(&args, "read_file", ctx) {
-            Ok(path) => path,
-            Err(result) => return result,
-        };
-        match read_bytes(&path).await {
-            Ok(bytes) => {
-                let text = String::from_utf8_lossy(&bytes);
-                if text.chars().count() > MAX_READ_CHARS {
-                    ToolResult::text(format!(
-                        "{}\n[cut at {MAX_READ_CHARS} characters]",
-                        head_chars(&text, MAX_READ_CHARS)
-                    ))
-                } else {
-                    ToolResult::text(text.into_owned())
-                }
-            }
-            Err(err) => ToolResult::error(format!("read_file: cannot read {}: {err}", path.display())),
-        }
-    }
-}
-
-/// Writes a text file inside the working directory, creating parent directories.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct WriteFileTool;
-
-#[async_trait]
-impl Tool for WriteFileTool {
-    fn name(&self) -> &str {
-        "write_file"
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition::function(
-            "write_file",
-            "Write (replace) a text file inside the working directory.",
-            json!({
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "Path relative to the working directory."},
-                    "content": {"type": "string", "description": "The whole new content."}
-                },
-                "required": ["path", "content"]
-            }),
-        )
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let path = match path_arg(&args, "write_file", ctx) {
-            Ok(path) => path,
-            Err(result) => return result,
-        };
-        let content = match str_arg(&args, "write_file", "content") {
-            Ok(content) => content,
-            Err(result) => return result,
-        };
-        match write_creating_parents(&path, content.as_bytes().to_vec()).await {
-            Ok(()) => ToolResult::text(format!("wrote {} bytes to {}", content.len(), path.display())),
-            Err(WriteFailure::CreateParent(parent, err)) => {
-                ToolResult::error(format!("write_file: cannot create {}: {err}", parent.display()))
-            }
-            Err(WriteFailure::Write(err)) => {
-                ToolResult::error(format!("write_file: cannot write {}: {err}", path.display()))
-            }
-        }
-    }
-}
-
-/// Lists a directory inside the working directory.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ListDirTool;
-
-#[async_trait]
-impl Tool for ListDirTool {
-    fn name(&self) -> &str {
-        "list_dir"
-    }
-
-    fn is_read_only(&self) -> bool {
-        true
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition::function(
-            "list_dir",
-            "List the entries of a directory inside the working directory (directories end with /).",
-            path_schema("Path relative to the working directory; `.` for the directory itself."),
-        )
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let args = if args.get("path").is_none() { json!({"path": "."}) } else { args };
-        let path = match path_arg(&args, "list_dir", ctx) {
-            Ok(path) => path,
-            Err(result) => return result,
-        };
-        match list_names(&path).await {
-            Ok(names) => ToolResult::text(names.join("\n")),
-            Err(err) => ToolResult::error(format!("list_dir: cannot list {}: {err}", path.display())),
-        }
-    }
+/// Writes `bytes` to `path`, refusing to follow a symbolic link in its last component (one that
+/// appeared after [`resolve_in_cwd`] checked it) and to write into anything but a regular file
+/// (a FIFO without a reader is never waited on).
+pub(crate) fn write_no_follow(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    // Truncated only once known to be a regular file.
+    let mut options = std::fs::OpenOptions::new();
+    let mut file = open_checked(options.write(true).create(true), nix::fcntl::OFlag::O_NOFOLLOW, path)?;
+    file.set_len(0)?;
+    file.write_all(bytes)
 }
 
 #[cfg(test)]

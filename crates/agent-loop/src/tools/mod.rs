@@ -8,11 +8,14 @@
 //! inside the session's working directory ([`resolve_in_cwd`]).
 //!
 //! The names of earlier versions (`bash`, `read_file`, `write_file`, `list_dir`) are still
-//! accepted when a model (or a saved session, or a script) calls them, but are not offered.
+//! accepted when a model (or a saved session, or a script) calls them, but are not offered;
+//! the file ones adapt the operations of `Read`, `Write` and `LS`. Only regular files are read
+//! or written: a FIFO, a socket or a device is refused at once, never waited on.
 
 mod bash;
 mod claude;
 mod fs;
+mod legacy;
 mod register_hook;
 
 use std::{collections::BTreeMap, fmt, path::PathBuf, sync::Arc};
@@ -23,7 +26,8 @@ use serde_json::Value;
 
 pub use bash::{BashTool, LegacyBashTool};
 pub use claude::{EditTool, GlobTool, GrepTool, LsTool, ReadTool, WriteTool};
-pub use fs::{ListDirTool, PathError, ReadFileTool, WriteFileTool, resolve_in_cwd};
+pub use fs::{PathError, resolve_in_cwd};
+pub use legacy::{ListDirTool, ReadFileTool, WriteFileTool};
 pub(crate) use register_hook::SessionHooks;
 pub use register_hook::{REGISTER_HOOK, RegisterHookTool, SessionHookDef};
 

@@ -170,3 +170,34 @@ async fn an_attacker_cannot_leave_the_working_directory() {
     let (_, text, _) = run(&GlobTool::default(), json!({"pattern": "**/*"}), &ctx).await;
     assert!(!text.contains("passwd") && !text.contains("innocent"), "{text}");
 }
+
+/// A FIFO in the project: reading it would wait for a writer forever, writing it for a reader.
+/// Every file tool refuses it at once, saying what it is; `Grep` passes it by.
+#[tokio::test]
+async fn a_fifo_is_refused_by_every_file_tool_without_waiting() {
+    use agent_loop::tools::{ReadFileTool, WriteFileTool};
+
+    let (root, dir, ctx) = project();
+    nix::unistd::mkfifo(&dir.join("pipe"), nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let read = ReadTool::default();
+    let calls: [(&dyn Tool, Value); 5] = [
+        (&read, json!({"file_path": "pipe"})),
+        (&ReadFileTool, json!({"path": "pipe"})),
+        (&EditTool, json!({"file_path": "pipe", "old_string": "a", "new_string": "b"})),
+        (&WriteTool, json!({"file_path": "pipe", "content": "x"})),
+        (&WriteFileTool, json!({"path": "pipe", "content": "x"})),
+    ];
+    for (tool, args) in calls {
+        let name = tool.name().to_owned();
+        let output = tokio::time::timeout(std::time::Duration::from_secs(10), tool.execute(args, &ctx))
+            .await
+            .unwrap_or_else(|_| panic!("{name} waited on the FIFO"));
+        assert!(output.is_error(), "{name}: {}", output.for_llm);
+        assert!(output.for_llm.contains("named pipe (FIFO), not a regular file"), "{name}: {}", output.for_llm);
+    }
+    let grep_tool = GrepTool::default();
+    let grep = grep_tool.execute(json!({"pattern": "hello", "output_mode": "count"}), &ctx);
+    let grep = tokio::time::timeout(std::time::Duration::from_secs(10), grep).await.expect("Grep waited on the FIFO");
+    assert!(grep.for_llm.contains("README.md:1"), "{}", grep.for_llm);
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -163,3 +163,20 @@ async fn a_restored_session_appends_to_its_transcript_and_starts_as_a_resume() {
     assert_eq!(sources, [json!("startup"), json!("resume")]);
     assert_eq!(seen.contexts(Event::SessionStart)[1].extra["transcript_path"], json!(path.display().to_string()));
 }
+
+/// The transcript holds the whole conversation: another user of the machine reads none of it.
+/// The directories made for it are `0700` and the file `0600` (even under a permissive umask).
+#[tokio::test]
+async fn the_transcript_and_its_directories_are_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    let harness = Harness::new([text("done")]);
+    let path = harness.dir.join("state/sessions/s1/transcript.jsonl");
+    let mut session = harness.agent().session(SessionConfig::new("s1", &harness.dir).transcript(&path)).await;
+    session.send("go").await.unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600, "the transcript file");
+    for dir in ["state", "state/sessions", "state/sessions/s1"] {
+        assert_eq!(mode(&harness.dir.join(dir)), 0o700, "{dir}");
+    }
+}

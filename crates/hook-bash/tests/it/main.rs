@@ -9,5 +9,6 @@ mod jcli_examples;
 mod messages;
 mod non_utf8;
 mod output_caps;
+mod state_dir;
 mod stdout_json;
 mod timeouts;

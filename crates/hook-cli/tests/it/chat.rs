@@ -604,3 +604,188 @@ fn on_a_terminal_a_streamed_tool_call_split_across_chunks_runs() {
     assert!(sandbox.path("work/streamed").exists(), "the assembled call did not run: {output}");
     assert_eq!(server.requests()[0]["stream"], true, "the request asked for a stream");
 }
+
+/// `chat -p` against `server` as a child process, with stdout and stderr captured.
+fn spawn_chat(sandbox: &Sandbox, server: &ScriptedServer, prompt: &str, extra: &[&str]) -> std::process::Child {
+    let base_url = server.base_url();
+    let base = ["chat", "-p", prompt, "--base-url", &base_url, "--model", "scripted", "--no-default-config"];
+    sandbox.command(&[&base[..], extra].concat()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+/// Waits for `child` at most `limit`; kills it (and fails) past that.
+fn wait_at_most(mut child: std::process::Child, limit: Duration, what: &str) -> Output {
+    let until = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!("{what}: still running after {limit:?}:\n{}", both(&output));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn wait_for_file(path: &Path, limit: Duration) {
+    let until = Instant::now() + limit;
+    while !path.exists() {
+        assert!(Instant::now() < until, "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The model reads a FIFO planted in the project: reading it would wait for a writer forever
+/// (and hold the process past SIGTERM). The tool refuses it at once and says why.
+#[test]
+fn a_fifo_the_model_reads_is_refused_not_waited_on() {
+    let sandbox = Sandbox::new();
+    nix::unistd::mkfifo(&sandbox.path("work/pipe"), nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let read = |id: &str, tool: &str, args: Value| ToolCall::new(id, tool, args.to_string());
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(
+            vec![read("r1", "Read", json!({"file_path": "pipe"})), read("r2", "read_file", json!({"path": "pipe"}))],
+            None,
+        ),
+        Reply::Content("done".into()),
+    ])
+    .unwrap();
+    let child = spawn_chat(&sandbox, &server, "read the pipe", &[]);
+    let output = wait_at_most(child, Duration::from_secs(60), "chat reading a FIFO");
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    for id in ["r1", "r2"] {
+        let message = tool_message(&server, 1, id);
+        assert!(message.contains("named pipe (FIFO), not a regular file"), "{id}: {message}");
+    }
+}
+
+/// SIGTERM and SIGHUP end `hookwire chat` promptly with 128 + the signal, whatever it is doing:
+/// running a session-start hook that sleeps (before any turn), or a tool in a turn. The hook's
+/// and the tool's processes go too.
+#[test]
+fn sigterm_and_sighup_end_chat_promptly_at_any_step() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let gone = |pid_file: &Path| {
+        let pid: i32 = fs::read_to_string(pid_file).unwrap().trim().parse().unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z") {
+                return;
+            }
+            assert!(Instant::now() < until, "process {pid} of {} survived: {stat}", pid_file.display());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    // A session-start hook that takes a minute: SIGTERM while it runs.
+    let sandbox = Sandbox::new();
+    let settings = sandbox.write(
+        "home/slow-start.json",
+        &json!({"hooks": {"SessionStart": [{"hooks": [
+            {"type": "command", "command": "cat >/dev/null; echo $$ > start.pid; exec sleep 60"}
+        ]}]}})
+        .to_string(),
+    );
+    let server = ScriptedServer::start([Reply::Content("never".into())]).unwrap();
+    let child = spawn_chat(&sandbox, &server, "hi", &["--settings", settings.to_str().unwrap()]);
+    let pid = Pid::from_raw(child.id() as i32);
+    wait_for_file(&sandbox.path("work/start.pid"), Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(200));
+    let sent = Instant::now();
+    kill(pid, Signal::SIGTERM).unwrap();
+    let output = wait_at_most(child, Duration::from_secs(20), "chat after SIGTERM in a session-start hook");
+    assert_eq!(output.status.code(), Some(143), "{}", both(&output));
+    assert!(sent.elapsed() < Duration::from_secs(20), "took {:?}", sent.elapsed());
+    gone(&sandbox.path("work/start.pid"));
+    assert_eq!(server.n_requests(), 0, "a turn ran after SIGTERM");
+
+    // A tool that takes a minute: SIGHUP during the turn.
+    let sandbox = Sandbox::new();
+    let server = ScriptedServer::start([
+        Reply::ToolCalls(vec![bash("c1", "echo $$ > tool.pid; exec sleep 60")], None),
+        Reply::Content("never".into()),
+    ])
+    .unwrap();
+    let child = spawn_chat(&sandbox, &server, "wait", &["--yes"]);
+    let pid = Pid::from_raw(child.id() as i32);
+    wait_for_file(&sandbox.path("work/tool.pid"), Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(200));
+    kill(pid, Signal::SIGHUP).unwrap();
+    let output = wait_at_most(child, Duration::from_secs(20), "chat after SIGHUP in a turn");
+    assert_eq!(output.status.code(), Some(129), "{}", both(&output));
+    gone(&sandbox.path("work/tool.pid"));
+}
+
+/// The id of a first session run in `work`, whose state then gets crafted.
+fn first_session(sandbox: &Sandbox) -> String {
+    let server = ScriptedServer::start([Reply::Content("first".into())]).unwrap();
+    let first = sandbox.chat(&server, "hi", &["--format", "json"]);
+    assert_eq!(first.status.code(), Some(0), "{}", both(&first));
+    let first: Value = serde_json::from_slice(&first.stdout).unwrap();
+    first["session_id"].as_str().unwrap().to_owned()
+}
+
+/// A crafted `state.json` is not trusted: an `id` of `../../x` does not move the session out of
+/// the sessions directory, a `cwd` of `/` does not open the disk to the file tools, and a
+/// session is continued only from the directory it was started in.
+#[test]
+fn resume_refuses_a_crafted_state() {
+    let sandbox = Sandbox::new();
+    let id = first_session(&sandbox);
+    let sessions = sandbox.path("home/.local/state/hookwire/sessions");
+    let state_path = sessions.join(&id).join("state.json");
+    let state: Value = serde_json::from_str(&fs::read_to_string(&state_path).unwrap()).unwrap();
+    let craft = |name: &str, key: &str, value: Value| {
+        let mut crafted = state.clone();
+        crafted["id"] = json!(name);
+        crafted[key] = value;
+        fs::create_dir_all(sessions.join(name)).unwrap();
+        fs::write(sessions.join(name).join("state.json"), crafted.to_string()).unwrap();
+    };
+    let server = ScriptedServer::start([Reply::ToolCalls(
+        vec![ToolCall::new("r1", "Read", json!({"file_path": "/etc/hostname"}).to_string())],
+        None,
+    )])
+    .unwrap();
+
+    craft("escape", "id", json!("../../../escaped"));
+    let output = sandbox.chat(&server, "hi", &["--resume", "escape"]);
+    assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+    assert!(stderr(&output).contains("names the session"), "{}", both(&output));
+    assert!(!sandbox.path("home/.local/escaped").exists(), "the session was saved outside the sessions directory");
+
+    craft("root", "cwd", json!("/"));
+    let output = sandbox.chat(&server, "hi", &["--resume", "root"]);
+    assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+    let text = stderr(&output);
+    assert!(text.contains("was started in /,") && text.contains("from that directory"), "{}", both(&output));
+    assert_eq!(server.n_requests(), 0, "a turn ran with a crafted state");
+
+    // A genuine session, resumed from another directory: refused, with the directory to use.
+    fs::create_dir_all(sandbox.path("elsewhere")).unwrap();
+    let mut output =
+        sandbox.hookwire("elsewhere", &["chat", "-p", "x", "--base-url", &server.base_url(), "--resume", &id]);
+    let output = output.output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+    let work = sandbox.path("work").canonicalize().unwrap();
+    assert!(stderr(&output).contains(&format!("was started in {}", work.display())), "{}", both(&output));
+    assert_eq!(server.n_requests(), 0);
+}
+
+/// Sessions hold whole conversations: the sessions directory and each session's are `0700`,
+/// the state and the transcript `0600`, under a umask that would leave them open.
+#[test]
+fn sessions_are_private_to_their_user() {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    let sandbox = Sandbox::new();
+    let id = first_session(&sandbox);
+    let mode =
+        |p: &Path| fs::metadata(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())).permissions().mode() & 0o777;
+    let sessions = sandbox.path("home/.local/state/hookwire/sessions");
+    assert_eq!(mode(&sessions), 0o700, "the sessions directory");
+    assert_eq!(mode(&sessions.join(&id)), 0o700, "the session's directory");
+    assert_eq!(mode(&sessions.join(&id).join("state.json")), 0o600, "state.json");
+    assert_eq!(mode(&sessions.join(&id).join("transcript.jsonl")), 0o600, "transcript.jsonl");
+}

@@ -4,13 +4,18 @@
 //! `systemMessage` or plain text over 10,000 characters is saved to a file and replaced by its
 //! beginning and the file's path. [`spill_long_texts`] does the same to the texts of a
 //! [`HookOutput`] that reach the model or the user.
+//!
+//! Spill files are private (`0600` in a `0700` directory) and do not pile up: each spill
+//! removes the spill files of the directory older than [`SPILL_MAX_AGE`]. They are not removed
+//! when the spilling process ends, because the preview sends the agent to the file after that
+//! (`hookwire hook` answers and exits before the agent reads it).
 
 use std::{
     fs, io,
     io::Write,
     path::{Path, PathBuf},
     sync::atomic::{AtomicU64, Ordering},
-    time::{SystemTime, UNIX_EPOCH},
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use crate::HookOutput;
@@ -20,6 +25,13 @@ pub const SPILL_THRESHOLD_CHARS: usize = 10_000;
 
 /// How many characters of a spilled text stay in the answer.
 pub const PREVIEW_CHARS: usize = 2_000;
+
+/// A spill file older than this is removed by the next spill into its directory: long enough
+/// for the conversation that was sent to it to read it.
+pub const SPILL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The fields whose long texts are spilled (the middle of a spill file's name).
+const FIELDS: [&str; 4] = ["additional_context", "system_message", "reason", "retry_feedback"];
 
 /// Tells spill files written in the same millisecond apart.
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
@@ -78,6 +90,7 @@ fn head(text: &str, n: usize) -> &str {
 /// Writes `text` to a new private file in `dir` and returns its path.
 fn write_spill(dir: &Path, hook_name: &str, field: &str, text: &str) -> io::Result<PathBuf> {
     create_private_dir(dir)?;
+    prune(dir, SystemTime::now());
     let millis = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or_default();
     let stem = file_stem(hook_name);
     let pid = std::process::id();
@@ -98,6 +111,37 @@ fn write_spill(dir: &Path, hook_name: &str, field: &str, text: &str) -> io::Resu
     Err(last_error.unwrap_or_else(|| io::Error::other("no free file name")))
 }
 
+/// Whether `name` is a spill file's: `<stem>-<field>-<millis>-<pid>-<seq>.txt`.
+fn is_spill_name(name: &str) -> bool {
+    let Some(rest) = name.strip_suffix(".txt") else { return false };
+    let mut parts = rest.rsplitn(4, '-');
+    let numbers = [parts.next(), parts.next(), parts.next()];
+    let is_numbers = numbers.iter().all(|n| n.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())));
+    is_numbers && parts.next().is_some_and(|head| FIELDS.iter().any(|field| head.ends_with(&format!("-{field}"))))
+}
+
+/// Removes the spill files in `dir` last modified over [`SPILL_MAX_AGE`] before `now`; other
+/// files, links and directories are left alone. Failures are ignored: pruning is a courtesy.
+fn prune(dir: &Path, now: SystemTime) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_spill_name) {
+            continue;
+        }
+        // The entry's own metadata: a link is not followed.
+        let Ok(meta) = entry.metadata() else { continue };
+        let is_old = meta
+            .modified()
+            .ok()
+            .and_then(|modified| now.duration_since(modified).ok())
+            .is_some_and(|age| age > SPILL_MAX_AGE);
+        if meta.is_file() && is_old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The hook's name as a file name part: letters, digits, `.`, `_` and `-`; at most 64 characters.
 fn file_stem(name: &str) -> String {
     let stem: String = name
@@ -109,10 +153,24 @@ fn file_stem(name: &str) -> String {
     if stem.is_empty() { "hook".to_owned() } else { stem.to_owned() }
 }
 
+/// Creates `dir` (and its parents) `0700`; an existing one must be a real directory (not a
+/// symbolic link) of this user's, and is closed to others if it was open.
 #[cfg(unix)]
 fn create_private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    let meta = fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(io::Error::other(format!("{} is not a directory (a symbolic link?)", dir.display())));
+    }
+    let own = fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    if own.is_some_and(|uid| uid != meta.uid()) {
+        return Err(io::Error::other(format!("{} belongs to another user", dir.display())));
+    }
+    if meta.mode() & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
 }
 
 #[cfg(not(unix))]
@@ -242,6 +300,60 @@ mod tests {
         );
         assert!(reason.chars().count() < PREVIEW_CHARS + 300);
         let _ = fs::remove_dir_all(&base);
+    }
+
+    /// A spill file named `name` in `dir`, last modified `age` ago.
+    fn aged(dir: &Path, name: &str, age: Duration) -> PathBuf {
+        let path = dir.join(name);
+        let file = fs::File::create(&path).expect("file");
+        file.set_modified(SystemTime::now() - age).expect("mtime");
+        path
+    }
+
+    #[test]
+    fn old_spill_files_are_pruned_by_the_next_spill_and_nothing_else() {
+        let dir = temp_dir("prune");
+        fs::create_dir_all(&dir).expect("dir");
+        let day = Duration::from_secs(24 * 60 * 60);
+        let old = aged(&dir, "h-additional_context-1700000000000-42-0.txt", day * 2);
+        let old_reason = aged(&dir, "my.hook-reason-1700000000000-42-7.txt", day + Duration::from_secs(60));
+        let fresh = aged(&dir, "h-system_message-1700000000000-43-1.txt", Duration::from_secs(3600));
+        let unrelated = aged(&dir, "notes.txt", day * 30);
+        let lookalike = aged(&dir, "h-other_field-1700000000000-42-0.txt", day * 30);
+        let mut output = HookOutput { additional_context: Some("x".repeat(20_000)), ..HookOutput::default() };
+        spill_long_texts(&mut output, &dir, "h");
+        let (_, new) = parse_note(output.additional_context.as_deref().expect("kept"));
+        assert!(new.exists());
+        assert!(!old.exists() && !old_reason.exists(), "old spill files stayed");
+        assert!(fresh.exists() && unrelated.exists() && lookalike.exists(), "pruned too much");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_open_spill_directory_is_closed_and_a_linked_one_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp_dir("open");
+        fs::create_dir_all(&dir).expect("dir");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).expect("chmod");
+        let mut output = HookOutput { reason: Some("r".repeat(20_000)), ..HookOutput::default() };
+        spill_long_texts(&mut output, &dir, "h");
+        let (_, path) = parse_note(output.reason.as_deref().expect("kept"));
+        assert_eq!(fs::metadata(&path).expect("file").permissions().mode() & 0o777, 0o600);
+        assert_eq!(fs::metadata(&dir).expect("dir").permissions().mode() & 0o777, 0o700);
+        // A symbolic link where the directory should be (another user's target, say).
+        let target = temp_dir("link-target");
+        fs::create_dir_all(&target).expect("target");
+        let link = temp_dir("link");
+        std::os::unix::fs::symlink(&target, &link).expect("link");
+        let mut output = HookOutput { reason: Some("r".repeat(20_000)), ..HookOutput::default() };
+        spill_long_texts(&mut output, &link, "h");
+        assert!(output.reason.expect("kept").contains("could not be saved"));
+        assert_eq!(fs::read_dir(&target).expect("target").count(), 0, "the link was followed");
+        for d in [&dir, &target, &link] {
+            let _ = fs::remove_dir_all(d);
+            let _ = fs::remove_file(d);
+        }
     }
 
     #[test]
