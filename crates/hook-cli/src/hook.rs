@@ -318,7 +318,7 @@ async fn through_daemon(
         ..FireParams::default()
     };
     let params = serde_json::to_value(&params).ok()?;
-    match daemon::call(&mut stream, Method::Fire, params).await {
+    match daemon::call_watching(&mut stream, Method::Fire, params, &paths).await {
         Ok(result) => {
             let result: hook_protocol::daemon::BridgeResult = serde_json::from_value(result).ok()?;
             Some(BridgeAnswer { exit_code: result.exit_code, stdout: result.stdout, stderr: result.stderr })
@@ -330,6 +330,8 @@ async fn through_daemon(
             daemon::request_shutdown(&paths).await;
             None
         }
+        // The hooks may have run in the daemon: never run them a second time here.
+        Err(CallError::NoAnswer(reason)) => Some(refuse(args.agent, event, reason)),
         Err(_) => None,
     }
 }
@@ -381,7 +383,7 @@ fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
 fn fire_blocking(stream: &daemon::BlockingStream, params: &FireParams, paths: &DaemonPaths) -> Option<BridgeAnswer> {
     let mut line = serde_json::to_vec(&Request::new(Id::Number(1), Method::Fire.as_str(), params)).ok()?;
     line.push(b'\n');
-    match daemon::call_blocking(stream, &line) {
+    match daemon::call_blocking(stream, &line, paths) {
         Ok(result) => {
             let result: BridgeResult = serde_json::from_value(result).ok()?;
             Some(BridgeAnswer { exit_code: result.exit_code, stdout: result.stdout, stderr: result.stderr })
@@ -389,6 +391,14 @@ fn fire_blocking(stream: &daemon::BlockingStream, params: &FireParams, paths: &D
         Err(CallError::Rpc(error)) if error.code == codes::OTHER_BUILD => {
             daemon::request_shutdown_blocking(paths);
             None
+        }
+        // The hooks may have run in the daemon: never run them a second time here.
+        Err(CallError::NoAnswer(reason)) => {
+            let agent = params.selection.agent?;
+            Some(match context_from_input(agent, params.input.clone()?) {
+                Ok((event, _)) => refuse(agent, event, reason),
+                Err(e) => failure_answer(&format!("{reason}; {e}")),
+            })
         }
         Err(_) => None,
     }

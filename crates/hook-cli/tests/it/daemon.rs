@@ -620,3 +620,36 @@ fn trust_is_checked_again_on_reload() {
     );
     assert!(wait_until(|| call().stdout.is_empty()), "the changed file is not trusted");
 }
+
+/// The state letter of `pid` in `/proc/<pid>/stat` (`R`, `S`, `T`...).
+fn process_state(pid: i32) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+#[test]
+fn a_stopped_daemon_gets_a_refusal_and_no_hook_runs_twice() {
+    let sandbox = Sandbox::new();
+    assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).deny_reason(), "call 1");
+    let pid = sandbox.daemon_pid().expect("a daemon runs");
+    kill(pid, nix::sys::signal::Signal::SIGSTOP);
+    assert!(wait_until(|| process_state(pid) == Some('T')), "the daemon stops");
+
+    // Within PATIENCE, or `run` fails: the bridge must not wait for the agent to kill it.
+    let started = Instant::now();
+    let answer = sandbox.pre_tool_use("Count", json!({}), &[]);
+    let waited = started.elapsed();
+    kill(pid, nix::sys::signal::Signal::SIGCONT);
+    assert!(waited < PATIENCE, "{waited:?}");
+    let reason = if answer.code == 2 { answer.stderr.clone() } else { answer.deny_reason() };
+    assert!(reason.contains("did not answer") && reason.contains("stopped"), "{answer:?}");
+    assert!(reason.contains(&format!("kill -CONT {pid}")), "the reason says how to fix it: {answer:?}");
+
+    // Resumed, the daemon may still read the request the bridge left and run the hook once; the
+    // bridge itself ran nothing: no second counter process, no second run.
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(sandbox.hook_pids().len(), 1, "the bridge started no hook of its own");
+    let calls = fs::read_to_string(sandbox.path("conf/calls")).unwrap_or_default();
+    assert!(calls.lines().filter(|l| *l == "Count").count() <= 2, "{calls}");
+    assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).code, 0, "the resumed daemon answers again");
+}
