@@ -289,6 +289,12 @@ async fn through_daemon(
     cwd: &Path,
     loaded: &mut Option<Result<LoadedConfig, String>>,
 ) -> Option<BridgeAnswer> {
+    if hook_bash::hook_depth() > 0 {
+        // Called from a hook: fire here, so this call's hooks count one level deeper. Through
+        // the daemon they would run at the daemon's depth, and a hook that runs the bridge
+        // would recurse through it without end (main.rs bounds the depth).
+        return None;
+    }
     let root = daemon::project_root(cwd);
     let paths = daemon::paths_for(&root)?;
     let mut stream = match daemon::connect(&paths).await {
@@ -352,6 +358,10 @@ enum ViaDaemon {
 
 /// Sends `input` to the project's daemon when one listens, without an async runtime.
 fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
+    if hook_bash::hook_depth() > 0 {
+        // Called from a hook: fire here (see `through_daemon`).
+        return ViaDaemon::NotRunning(input);
+    }
     let root = daemon::project_root(cwd);
     let Some(paths) = daemon::paths_for(&root) else { return ViaDaemon::NotRunning(input) };
     if !paths.socket.exists() {
