@@ -636,7 +636,8 @@ fn uninstall_step(
                 remove(text, &handlers.value, handler_idx)
             }));
         }
-        if event.value.items().is_empty() && touched.contains(&event.key) {
+        let list_text = &text[event.value.start + 1..event.value.end - 1];
+        if event.value.items().is_empty() && touched.contains(&event.key) && !has_comment(list_text) {
             return Ok(Some(remove(text, &hooks.value, event_idx)));
         }
     }
@@ -1000,6 +1001,22 @@ mod tests {
         assert!(!is_bridge_command("/usr/local/bin/hookwire hook gemini", Agent::Claude));
         assert!(!is_bridge_command("hookwire check", Agent::Claude));
         assert_eq!(shell_word("/a b/it's"), r"'/a b/it'\''s'");
+    }
+
+    #[test]
+    fn uninstalling_from_jsonc_keeps_the_comments_around_our_entry() {
+        let ours = r#"{"hooks": [{"type": "command", "command": "/usr/local/bin/hookwire hook gemini"}]}"#;
+        let mine = r#"{"hooks": [{"type": "command", "command": "a.sh"}]}"#;
+        let wrap = |groups: &str| format!("{{\n  \"hooks\": {{\n    \"Stop\": [\n{groups}\n    ]\n  }}\n}}\n");
+        // Ours last, after a note on the user's group: the note stays with it.
+        let last = wrap(&format!("      {mine}, // mine\n      {ours}"));
+        assert_eq!(uninstall(&last, Agent::Gemini), wrap(&format!("      {mine} // mine")));
+        // Ours first, before a note on the user's group: the note stays too.
+        let first = wrap(&format!("      {ours},\n      // mine\n      {mine}"));
+        assert_eq!(uninstall(&first, Agent::Gemini), wrap(&format!("      // mine\n      {mine}")));
+        // Alone with a note in its list: the note stays, the empty event too.
+        let alone = wrap(&format!("      // keep me\n      {ours},"));
+        assert_eq!(uninstall(&alone, Agent::Gemini), wrap("      // keep me\n      "));
     }
 
     #[test]
