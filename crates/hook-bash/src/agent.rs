@@ -426,6 +426,8 @@ impl AgentCommandHook {
             command.env("CLAUDE_ENV_FILE", file);
         }
         command.envs(&self.env);
+        // After the hook's `env`: a hook that runs `hookwire hook` again is counted (lib docs).
+        command.env(crate::HOOK_DEPTH_ENV, crate::child_hook_depth());
         tracing::trace!(hook = %self.name, event = %event, "agent command environment set");
     }
 

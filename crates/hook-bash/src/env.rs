@@ -13,6 +13,24 @@ use tokio::process::Command;
 /// the hook's own `env`).
 pub const SCRUBBED_ENV_KEEP: [&str; 8] = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "SHELL"];
 
+/// How many hooks this process runs inside: a hook child gets one more than its parent.
+pub const HOOK_DEPTH_ENV: &str = "HOOKWIRE_HOOK_DEPTH";
+
+/// This process's depth: [`HOOK_DEPTH_ENV`], 0 when absent. A value that is not a number counts
+/// as very deep: something set it, and a loop is the likelier story than a user's typo.
+pub fn hook_depth() -> u32 {
+    match std::env::var(HOOK_DEPTH_ENV) {
+        Ok(value) => value.trim().parse().unwrap_or(u32::MAX),
+        Err(std::env::VarError::NotPresent) => 0,
+        Err(std::env::VarError::NotUnicode(_)) => u32::MAX,
+    }
+}
+
+/// The [`HOOK_DEPTH_ENV`] value a hook child of this process gets.
+pub fn child_hook_depth() -> String {
+    hook_depth().saturating_add(1).to_string()
+}
+
 /// `PATH` when the host has none: what `sh` would search anyway.
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
@@ -66,6 +84,8 @@ impl HookEnv<'_> {
             }
         }
         command.envs(self.extra);
+        // After the hook's `env` and through scrubbing: no configuration resets the count.
+        command.env(HOOK_DEPTH_ENV, child_hook_depth());
         let event = self.event.as_str();
         let hook_dir = self.hook_dir.map_or(OsStr::new(""), Path::as_os_str);
         for prefix in ["JCLI", "HOOKWIRE"] {

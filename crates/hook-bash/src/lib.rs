@@ -48,7 +48,7 @@
 //! | `JCLI_HOOK_DIR`, `HOOKWIRE_HOOK_DIR` | the hook's directory (directory hooks), else empty |
 //! | `PATH` | for directory hooks, the hook's directory comes first |
 //!
-//! and the hook's own `env` map. The working directory is the session's (`cwd` of the context),
+//! and the hook's own `env` map, and [`HOOK_DEPTH_ENV`] (below). The working directory is the session's (`cwd` of the context),
 //! else the host's. With [`BashOptions::scrub_env`] (used for hooks the model registered, and by
 //! [`BashFactory`] for every session-level hook) the environment starts empty and keeps only
 //! [`SCRUBBED_ENV_KEEP`] from the host, plus the variables above and the hook's `env`.
@@ -97,6 +97,14 @@
 //!   ([`hook_core::agent::read_command`]); texts over 10,000 characters are saved in the state
 //!   directory and replaced by a preview ([`hook_core::agent::spill::spill_long_texts`]).
 //! - **Caps**: stdout 4 MiB, stderr 1 MiB by default; more stops the hook (`invalid_output`).
+//!
+//! # Nesting
+//!
+//! Every hook child, of both kinds, gets [`HOOK_DEPTH_ENV`] (`HOOKWIRE_HOOK_DEPTH`): one more
+//! than this process's own value (absent: 0). It is set after the hook's `env` and survives a
+//! scrubbed environment, so a hook that runs `hookwire hook` again, however indirectly (through
+//! a script, or another agent), hands that call its depth: `hookwire hook` refuses past a small
+//! depth instead of recursing without end.
 
 mod agent;
 mod env;
@@ -111,7 +119,7 @@ pub use agent::{
     AgentCommandFactory, AgentCommandHook, AgentCommandOptions, DEFAULT_AGENT_MAX_STDERR_BYTES,
     DEFAULT_AGENT_MAX_STDOUT_BYTES,
 };
-pub use env::SCRUBBED_ENV_KEEP;
+pub use env::{HOOK_DEPTH_ENV, SCRUBBED_ENV_KEEP, child_hook_depth, hook_depth};
 pub use factory::BashFactory;
 pub use hook::{BashHook, BashOptions};
 pub use limits::{DEFAULT_MAX_STDERR_BYTES, DEFAULT_MAX_STDOUT_BYTES};

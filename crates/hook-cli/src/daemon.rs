@@ -240,6 +240,10 @@ pub(crate) enum CallError {
     Protocol(String),
     /// The daemon answered with an error.
     Rpc(RpcError),
+    /// The request may have reached the daemon, which will not answer (it is stopped or gone,
+    /// or hangs): the message says why and what to do. Its hooks may have run, so the caller
+    /// must not run them again.
+    NoAnswer(String),
 }
 
 impl std::fmt::Display for CallError {
@@ -248,6 +252,7 @@ impl std::fmt::Display for CallError {
             CallError::Io(e) => write!(f, "the daemon's connection failed: {e}"),
             CallError::Protocol(e) => write!(f, "the daemon's answer is not understood: {e}"),
             CallError::Rpc(e) => write!(f, "the daemon refused the call ({}): {}", e.code, e.message),
+            CallError::NoAnswer(reason) => f.write_str(reason),
         }
     }
 }
@@ -283,6 +288,39 @@ pub(crate) async fn call(stream: &mut UnixStream, method: Method, params: Value)
     read_answer(&answer)
 }
 
+/// [`call`] that watches the daemon of `paths` as [`call_blocking`] does: it gives up with
+/// [`CallError::NoAnswer`] when the daemon is stopped or gone, or after [`MAX_WAIT`].
+pub(crate) async fn call_watching(
+    stream: &mut UnixStream,
+    method: Method,
+    params: Value,
+    paths: &DaemonPaths,
+) -> Result<Value, CallError> {
+    let started = Instant::now();
+    let line = request_line(method, params)?;
+    let (read, mut write) = stream.split();
+    match tokio::time::timeout(WRITE_TIMEOUT, write.write_all(&line)).await {
+        Ok(written) => written.map_err(CallError::Io)?,
+        Err(_) => return Err(no_answer(paths, started, "did not read the request")),
+    }
+    let mut reader = BufReader::new(read).take(MAX_RESPONSE_BYTES);
+    let mut answer = Vec::new();
+    loop {
+        // A read cut by the timeout keeps what it read in `answer`; the next one goes on.
+        match tokio::time::timeout(PROBE_EVERY, reader.read_until(b'\n', &mut answer)).await {
+            Ok(read) => {
+                read.map_err(|e| died_mid_call(&e.to_string()))?;
+                return read_after_send(&answer);
+            }
+            Err(_) => {
+                if let Some(error) = gave_up(paths, started) {
+                    return Err(error);
+                }
+            }
+        }
+    }
+}
+
 /// [`connect`] without an async runtime: a plain blocking socket.
 pub(crate) fn connect_blocking(paths: &DaemonPaths) -> Result<BlockingStream, ConnectError> {
     match check_private_dir(&paths.dir) {
@@ -299,15 +337,129 @@ pub(crate) fn connect_blocking(paths: &DaemonPaths) -> Result<BlockingStream, Co
 }
 
 /// [`call`] without an async runtime: writes `line` (a whole request line, see
-/// [`request_line`]) on `stream` and reads the answer. Like [`call`], it waits as long as the
-/// daemon takes: the daemon bounds every fire with its hooks' deadlines.
-pub(crate) fn call_blocking(stream: &BlockingStream, line: &[u8]) -> Result<Value, CallError> {
+/// [`request_line`]) on `stream` and reads the answer of the daemon of `paths`.
+///
+/// A running daemon bounds every fire with its hooks' deadlines, so the wait for its answer has
+/// no deadline of its own short of [`MAX_WAIT`]; what it watches instead is whether the daemon
+/// can still answer at all: every [`PROBE_EVERY`] without an answer it reads the daemon's state
+/// (see [`daemon_state`]), and gives up with [`CallError::NoAnswer`] as soon as the daemon is
+/// stopped (SIGSTOP, a debugger) or gone. Writing the request is bounded by [`WRITE_TIMEOUT`]: a
+/// daemon that reads nothing fills the socket's buffer with a large input.
+pub(crate) fn call_blocking(stream: &BlockingStream, line: &[u8], paths: &DaemonPaths) -> Result<Value, CallError> {
+    let started = Instant::now();
+    stream.set_write_timeout(Some(WRITE_TIMEOUT)).map_err(CallError::Io)?;
     let mut writer = stream;
-    writer.write_all(line).map_err(CallError::Io)?;
+    if let Err(e) = writer.write_all(line) {
+        return Err(match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                no_answer(paths, started, "did not read the request")
+            }
+            _ => CallError::Io(e),
+        });
+    }
+    stream.set_read_timeout(Some(PROBE_EVERY)).map_err(CallError::Io)?;
     let mut reader = io::BufReader::new(stream).take(MAX_RESPONSE_BYTES);
     let mut answer = Vec::new();
-    reader.read_until(b'\n', &mut answer).map_err(CallError::Io)?;
-    read_answer(&answer)
+    loop {
+        // On a timeout, what was read stays in `answer` and the next read goes on from there.
+        match reader.read_until(b'\n', &mut answer) {
+            Ok(_) => return read_after_send(&answer),
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                if let Some(error) = gave_up(paths, started) {
+                    return Err(error);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(died_mid_call(&e.to_string())),
+        }
+    }
+}
+
+/// The answer read after the request was sent: a connection closed before a whole answer
+/// means the daemon died mid-call, after its hooks may have run.
+fn read_after_send(answer: &[u8]) -> Result<Value, CallError> {
+    if !answer.ends_with(b"\n") {
+        return Err(died_mid_call("the connection closed before a whole answer"));
+    }
+    read_answer(answer)
+}
+
+/// The daemon died (or dropped the connection) after the request reached it: its hooks may
+/// have run, so the caller must not run them again (a guard that denied must not be asked twice,
+/// a hook with side effects must not act twice).
+fn died_mid_call(what: &str) -> CallError {
+    CallError::NoAnswer(format!(
+        "the project's daemon stopped answering mid-call ({what}); its hooks may have run, so hookwire does not run them again; the next call starts a new daemon (or use `hookwire hook --no-daemon`)"
+    ))
+}
+
+/// How long writing a request may take: a daemon reads requests as they come.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How often a client that waits for an answer looks at the daemon's state.
+const PROBE_EVERY: Duration = Duration::from_millis(200);
+
+/// The longest a client waits for the answer of a daemon that runs: the deadline `hookwire
+/// install` gives its entries (an agent kills the hook then anyway), plus a grace period. A
+/// daemon's answer is bounded by its hooks' deadlines long before that; this only ends the wait
+/// on a daemon that runs but hangs.
+const MAX_WAIT: Duration = Duration::from_secs(610);
+
+/// What a waiting client knows of the daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DaemonState {
+    /// It runs (or its state cannot be read: no pid file, another user's `/proc`).
+    Running,
+    /// Stopped by a signal or a debugger: it answers nothing until resumed. Its pid.
+    Stopped(u32),
+    /// Its process is gone or a zombie. Its pid.
+    Gone(u32),
+}
+
+/// The state of the daemon of `paths`, from its pid file and `/proc/<pid>/stat`.
+fn daemon_state(paths: &DaemonPaths) -> DaemonState {
+    let Some(pid) = fs::read_to_string(&paths.pid).ok().and_then(|text| text.trim().parse::<u32>().ok()) else {
+        return DaemonState::Running;
+    };
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else { return DaemonState::Gone(pid) };
+    // `pid (comm) S ...`: the state follows the last `)` (the command name may hold one).
+    match stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()) {
+        Some('T' | 't') => DaemonState::Stopped(pid),
+        Some('Z' | 'X' | 'x') => DaemonState::Gone(pid),
+        _ => DaemonState::Running,
+    }
+}
+
+/// Whether a client waiting since `started` should stop waiting: the error it ends with.
+fn gave_up(paths: &DaemonPaths, started: Instant) -> Option<CallError> {
+    match daemon_state(paths) {
+        DaemonState::Stopped(_) | DaemonState::Gone(_) => Some(no_answer(paths, started, "did not answer")),
+        DaemonState::Running if started.elapsed() >= MAX_WAIT => Some(no_answer(paths, started, "did not answer")),
+        DaemonState::Running => None,
+    }
+}
+
+/// [`CallError::NoAnswer`] with what the daemon of `paths` is and what the user can do.
+fn no_answer(paths: &DaemonPaths, started: Instant, what: &str) -> CallError {
+    let waited = started.elapsed().as_secs_f64();
+    let (why, fix) = match daemon_state(paths) {
+        DaemonState::Stopped(pid) => (
+            format!("it is stopped (pid {pid}: SIGSTOP or a debugger)"),
+            format!("resume it with `kill -CONT {pid}`, or end it with `kill -KILL {pid}`"),
+        ),
+        DaemonState::Gone(pid) => (
+            format!("its process (pid {pid}) is gone"),
+            "the next call starts a new one if the configuration has a process hook".to_owned(),
+        ),
+        DaemonState::Running => (
+            "it runs but gave no answer".to_owned(),
+            format!("look at its log {} and end it (its pid is in {})", paths.log.display(), paths.pid.display()),
+        ),
+    };
+    CallError::NoAnswer(format!(
+        "the hookwire daemon of this project {what} within {waited:.1} s: {why}; {fix}; `--no-daemon` or \
+         HOOKWIRE_NO_DAEMON=1 fires without it. The hooks were not run again here: some may have run in the daemon"
+    ))
 }
 
 /// [`request_shutdown`] without an async runtime.
@@ -315,7 +467,7 @@ pub(crate) fn request_shutdown_blocking(paths: &DaemonPaths) {
     if let Ok(stream) = connect_blocking(paths)
         && let Ok(line) = request_line(Method::Shutdown, Value::Null)
     {
-        let _ = call_blocking(&stream, &line);
+        let _ = call_blocking(&stream, &line, paths);
     }
 }
 

@@ -39,17 +39,18 @@ pub(crate) struct DemoArgs {
     format: Format,
 }
 
-/// The demo shipped in the binary: `examples/demo/`, path and content, and whether it is run
+/// The demo shipped in the binary: `examples/demo/` (through the `demo` link in this crate, so
+/// that a packaged crate holds it), path and content, and whether it is run
 /// as a program.
 const DEMO_FILES: [(&str, &str, bool); 8] = [
-    ("picoclaw.json", include_str!("../../../examples/demo/picoclaw.json"), false),
-    ("weather_plugin.py", include_str!("../../../examples/demo/weather_plugin.py"), true),
-    ("hooks/approver/HOOK.yaml", include_str!("../../../examples/demo/hooks/approver/HOOK.yaml"), false),
-    ("hooks/approver/approve.sh", include_str!("../../../examples/demo/hooks/approver/approve.sh"), true),
-    ("hooks/keep-facts/HOOK.yaml", include_str!("../../../examples/demo/hooks/keep-facts/HOOK.yaml"), false),
-    ("hooks/no-rm-rf/HOOK.yaml", include_str!("../../../examples/demo/hooks/no-rm-rf/HOOK.yaml"), false),
-    ("hooks/no-rm-rf/guard.sh", include_str!("../../../examples/demo/hooks/no-rm-rf/guard.sh"), true),
-    ("hooks/reviewer/HOOK.yaml", include_str!("../../../examples/demo/hooks/reviewer/HOOK.yaml"), false),
+    ("picoclaw.json", include_str!("../demo/picoclaw.json"), false),
+    ("weather_plugin.py", include_str!("../demo/weather_plugin.py"), true),
+    ("hooks/approver/HOOK.yaml", include_str!("../demo/hooks/approver/HOOK.yaml"), false),
+    ("hooks/approver/approve.sh", include_str!("../demo/hooks/approver/approve.sh"), true),
+    ("hooks/keep-facts/HOOK.yaml", include_str!("../demo/hooks/keep-facts/HOOK.yaml"), false),
+    ("hooks/no-rm-rf/HOOK.yaml", include_str!("../demo/hooks/no-rm-rf/HOOK.yaml"), false),
+    ("hooks/no-rm-rf/guard.sh", include_str!("../demo/hooks/no-rm-rf/guard.sh"), true),
+    ("hooks/reviewer/HOOK.yaml", include_str!("../demo/hooks/reviewer/HOOK.yaml"), false),
 ];
 
 /// A directory only this user can read, removed on drop.

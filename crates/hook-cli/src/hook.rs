@@ -5,7 +5,8 @@
 //!
 //! When the project's daemon (`hookwire serve`) runs, the event is fired there, through hooks
 //! that stay up between calls; a configuration with a process hook starts the daemon on first
-//! use. Otherwise, and whenever the daemon cannot answer, the event is fired in this process.
+//! use. Otherwise, and whenever the daemon cannot be reached, the event is fired in this process;
+//! a daemon that had the request and stopped answering gets a refusal (no hook runs twice).
 //! Both paths compute the answer with the same functions of this module.
 //!
 //! The warm path — a daemon already listening — is the one an agent pays on every event, so it
@@ -350,6 +351,12 @@ async fn through_daemon(
     cwd: &Path,
     loaded: &mut Option<Result<LoadedConfig, String>>,
 ) -> Option<BridgeAnswer> {
+    if hook_bash::hook_depth() > 0 {
+        // Called from a hook: fire here, so this call's hooks count one level deeper. Through
+        // the daemon they would run at the daemon's depth, and a hook that runs the bridge
+        // would recurse through it without end (main.rs bounds the depth).
+        return None;
+    }
     let root = daemon::project_root(&discovery_start(args.agent, cwd));
     let paths = daemon::paths_for(&root)?;
     let mut stream = match daemon::connect(&paths).await {
@@ -379,7 +386,7 @@ async fn through_daemon(
         ..FireParams::default()
     };
     let params = serde_json::to_value(&params).ok()?;
-    match daemon::call(&mut stream, Method::Fire, params).await {
+    match daemon::call_watching(&mut stream, Method::Fire, params, &paths).await {
         Ok(result) => {
             let result: hook_protocol::daemon::BridgeResult = serde_json::from_value(result).ok()?;
             Some(BridgeAnswer { exit_code: result.exit_code, stdout: result.stdout, stderr: result.stderr })
@@ -391,6 +398,8 @@ async fn through_daemon(
             daemon::request_shutdown(&paths).await;
             None
         }
+        // The hooks may have run in the daemon: never run them a second time here.
+        Err(CallError::NoAnswer(reason)) => Some(refuse(args.agent, event, reason)),
         Err(_) => None,
     }
 }
@@ -411,6 +420,10 @@ enum ViaDaemon {
 
 /// Sends `input` to the project's daemon when one listens, without an async runtime.
 fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
+    if hook_bash::hook_depth() > 0 {
+        // Called from a hook: fire here (see `through_daemon`).
+        return ViaDaemon::NotRunning(input);
+    }
     let root = daemon::project_root(&discovery_start(args.agent, cwd));
     let Some(paths) = daemon::paths_for(&root) else { return ViaDaemon::NotRunning(input) };
     if !paths.socket.exists() {
@@ -442,7 +455,7 @@ fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
 fn fire_blocking(stream: &daemon::BlockingStream, params: &FireParams, paths: &DaemonPaths) -> Option<BridgeAnswer> {
     let mut line = serde_json::to_vec(&Request::new(Id::Number(1), Method::Fire.as_str(), params)).ok()?;
     line.push(b'\n');
-    match daemon::call_blocking(stream, &line) {
+    match daemon::call_blocking(stream, &line, paths) {
         Ok(result) => {
             let result: BridgeResult = serde_json::from_value(result).ok()?;
             Some(BridgeAnswer { exit_code: result.exit_code, stdout: result.stdout, stderr: result.stderr })
@@ -450,6 +463,14 @@ fn fire_blocking(stream: &daemon::BlockingStream, params: &FireParams, paths: &D
         Err(CallError::Rpc(error)) if error.code == codes::OTHER_BUILD => {
             daemon::request_shutdown_blocking(paths);
             None
+        }
+        // The hooks may have run in the daemon: never run them a second time here.
+        Err(CallError::NoAnswer(reason)) => {
+            let agent = params.selection.agent?;
+            Some(match context_from_input(agent, params.input.clone()?) {
+                Ok((event, _)) => refuse(agent, event, reason),
+                Err(e) => failure_answer(&format!("{reason}; {e}")),
+            })
         }
         Err(_) => None,
     }

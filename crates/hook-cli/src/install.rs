@@ -4,13 +4,23 @@
 //!
 //! The file is edited as text: only the `hooks` section changes, by insertions and removals at
 //! the byte positions of its JSON values, so every other key keeps its place, its formatting and
-//! its comments-free text (serde_json here has no order-preserving map, and a re-serialization
-//! would reorder keys). Our entries are recognized by their command (`... hookwire hook
-//! <agent>`): a second install changes nothing, and `--uninstall` removes exactly them.
+//! its comments (serde_json here has no order-preserving map, and a re-serialization would
+//! reorder keys and drop comments). Gemini CLI reads its settings as JSONC (`//` and `/* */`
+//! comments, trailing commas), so a Gemini file may have them and keeps them; Claude Code and
+//! Codex read strict JSON, so theirs must be. Our entries are recognized by their command (`...
+//! hookwire hook <agent>`): a second install changes nothing, and `--uninstall` removes exactly
+//! them.
+//!
+//! A symlinked settings file (a dotfiles manager's) is written through: the link's target is
+//! replaced atomically in its own directory and the link stays. Backups, and the note that
+//! `install` created a file (so `--uninstall` may delete it again), live in hookwire's state
+//! directory, `$XDG_STATE_HOME/hookwire` (default `~/.local/state/hookwire`), not beside the
+//! settings file, where an agent or a dotfiles repository would pick them up.
 
 use std::{
     fs, io,
-    os::unix::fs::PermissionsExt,
+    io::Write as _,
+    os::unix::fs::{OpenOptionsExt, PermissionsExt},
     path::{Path, PathBuf},
     time::SystemTime,
 };
@@ -37,6 +47,10 @@ pub(crate) struct InstallArgs {
     /// Show the change without writing anything.
     #[arg(long)]
     dry_run: bool,
+    /// Only these events (the agent's names, comma-separated: `PreToolUse,Stop`); the default
+    /// is every event. With `--uninstall`, remove only these events' entries.
+    #[arg(long, value_delimiter = ',', value_name = "EVENT,...")]
+    events: Vec<String>,
 }
 
 /// Events left out: a `WorktreeCreate` hook replaces Claude Code's own worktree creation and
@@ -50,6 +64,32 @@ const ENTRY_TIMEOUT_SECS: u64 = 600;
 /// The events an installed entry is added to, in the agent's order.
 pub(crate) fn events_for(agent: Agent) -> Vec<&'static str> {
     agent.event_names().filter(|name| !NOT_INSTALLED.contains(&(agent, name))).collect()
+}
+
+/// The events `names` picks (all of [`events_for`] when empty); an unknown name, or one
+/// `install` leaves out, is an error naming it and the valid ones.
+fn chosen_events(agent: Agent, names: &[String]) -> Result<Vec<&'static str>, String> {
+    let all = events_for(agent);
+    if names.is_empty() {
+        return Ok(all);
+    }
+    let mut chosen = Vec::new();
+    for name in names.iter().map(|n| n.trim()) {
+        if let Some((_, _)) = NOT_INSTALLED.iter().find(|(a, e)| *a == agent && *e == name) {
+            return Err(format!(
+                "--events {name}: a catch-all entry cannot answer {name} (its hook must print the new \
+                 worktree's path); leave it out"
+            ));
+        }
+        match all.iter().find(|event| **event == name) {
+            Some(event) if !chosen.contains(event) => chosen.push(*event),
+            Some(_) => {}
+            None => {
+                return Err(format!("--events {name:?}: not an event of {agent}; the events are {}", all.join(", ")));
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 /// The settings file of `agent`: the project's (under `root`) or the user's.
@@ -165,18 +205,71 @@ impl Node {
     }
 }
 
-/// A parser over text already known to be valid JSON.
+/// A parser over text already known to be valid JSON (or JSONC: comments are skipped like
+/// whitespace, and a trailing comma like a separator).
 struct Parser<'a> {
     text: &'a str,
     pos: usize,
 }
 
+/// Where the whitespace and comments from `pos` on end.
+fn skip_blank(text: &str, mut pos: usize) -> usize {
+    let bytes = text.as_bytes();
+    loop {
+        match (bytes.get(pos), bytes.get(pos + 1)) {
+            (Some(b' ' | b'\t' | b'\n' | b'\r'), _) => pos += 1,
+            (Some(b'/'), Some(b'/')) => pos = text[pos..].find('\n').map_or(bytes.len(), |i| pos + i + 1),
+            (Some(b'/'), Some(b'*')) => pos = text[pos + 2..].find("*/").map_or(bytes.len(), |i| pos + 2 + i + 2),
+            _ => return pos,
+        }
+    }
+}
+
+/// Whether `text` has a comment (outside strings: called on the text between values).
+fn has_comment(text: &str) -> bool {
+    text.contains("//") || text.contains("/*")
+}
+
+/// `text` with its comments and trailing commas turned into spaces: strict JSON at the same
+/// byte positions (so an error's line and column are the file's).
+fn without_comments(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                let end = skip_blank(text, i);
+                for byte in &mut out[i..end.min(bytes.len())] {
+                    if *byte != b'\n' {
+                        *byte = b' ';
+                    }
+                }
+                i = end;
+            }
+            b',' => {
+                if matches!(bytes.get(skip_blank(text, i + 1)), Some(b']' | b'}')) {
+                    out[i] = b' ';
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced, by ASCII spaces: still UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
 impl Parser<'_> {
     fn skip_ws(&mut self) {
-        let bytes = self.text.as_bytes();
-        while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
-            self.pos += 1;
-        }
+        self.pos = skip_blank(self.text, self.pos);
     }
 
     fn peek(&self) -> u8 {
@@ -245,7 +338,7 @@ impl Parser<'_> {
             _ => {
                 let bytes = self.text.as_bytes();
                 while self.pos < bytes.len()
-                    && !matches!(bytes[self.pos], b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                    && !matches!(bytes[self.pos], b',' | b']' | b'}' | b'/' | b' ' | b'\t' | b'\n' | b'\r')
                 {
                     self.pos += 1;
                 }
@@ -255,10 +348,19 @@ impl Parser<'_> {
     }
 }
 
-/// Parses `text`; an error names line and column.
-fn parse(text: &str, file: &Path) -> Result<Node, String> {
-    if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
-        return Err(format!("{}:{}:{}: not valid JSON: {e}; fix it first", file.display(), e.line(), e.column()));
+/// Parses `text`, JSONC when `agent` reads JSONC (Gemini CLI); an error names line and column.
+fn parse(text: &str, file: &Path, agent: Agent) -> Result<Node, String> {
+    let jsonc = without_comments(text);
+    let checked = if agent == Agent::Gemini { jsonc.as_str() } else { text };
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(checked) {
+        let at = format!("{}:{}:{}", file.display(), e.line(), e.column());
+        if checked != jsonc && serde_json::from_str::<serde_json::Value>(&jsonc).is_ok() {
+            return Err(format!(
+                "{at}: comments or a trailing comma, which {agent} does not read (its settings are strict \
+                 JSON); remove them first"
+            ));
+        }
+        return Err(format!("{at}: not valid JSON: {e}; fix it first"));
     }
     let root = Parser { text, pos: 0 }.value();
     match root.kind {
@@ -355,7 +457,12 @@ fn append(text: &str, container: &Node, style: &Style, render: impl Fn(&str) -> 
             let outer = line_indent(text, container.start);
             let inner = format!("{outer}{}", style.unit);
             out.push_str(&text[..=container.start]);
-            if style.pretty {
+            let kept = text[container.start + 1..container.end - 1].trim_end();
+            if has_comment(kept) {
+                // `{ // a note }`: the note stays, the new child goes on the line after it.
+                out.push_str(kept);
+                out.push_str(&format!("\n{inner}{}\n{outer}", render(&inner)));
+            } else if style.pretty {
                 out.push_str(&format!("\n{inner}{}\n{outer}", render(&inner)));
             } else {
                 out.push_str(&render(""));
@@ -366,15 +473,48 @@ fn append(text: &str, container: &Node, style: &Style, render: impl Fn(&str) -> 
     out
 }
 
-/// `text` without child `idx` of `container`, and without the separator that goes with it.
+/// `text` without child `idx` of `container`, and without the separator that goes with it. A
+/// comment next to the child stays: it may be about its neighbour.
 fn remove(text: &str, container: &Node, idx: usize) -> String {
     let spans = container.child_spans();
-    let (from, to) = match (spans.len(), idx) {
-        (1, _) => (container.start + 1, container.end - 1),
-        (n, i) if i + 1 < n => (spans[i].0, spans[i + 1].0),
-        (_, i) => (spans[i - 1].1, spans[i].1),
+    let (start, end) = spans[idx];
+    // Past the comma after `pos`, if one follows.
+    let after_comma = |pos: usize| {
+        let next = skip_blank(text, pos);
+        if text.as_bytes().get(next) == Some(&b',') { next + 1 } else { pos }
     };
-    format!("{}{}", &text[..from], &text[to..])
+    let cuts: Vec<(usize, usize)> = match (spans.len(), idx) {
+        (1, _) if !has_comment(&text[container.start + 1..container.end - 1]) => {
+            vec![(container.start + 1, container.end - 1)]
+        }
+        (1, _) => vec![(start, after_comma(end))],
+        (n, i) if i + 1 < n => {
+            // Up to the next child, or to a comment before it.
+            let rest = &text[after_comma(end)..];
+            let to = after_comma(end) + (rest.len() - rest.trim_start().len());
+            vec![(start, to)]
+        }
+        (_, i) => {
+            let prev_end = spans[i - 1].1;
+            if has_comment(&text[prev_end..start]) {
+                // `prev, // note` + `ours`: the comma goes, the note stays with `prev`.
+                match after_comma(prev_end) {
+                    past if past > prev_end => {
+                        let blank_start = text[..start].trim_end().len();
+                        vec![(past - 1, past), (blank_start, end)]
+                    }
+                    _ => vec![(prev_end, end)],
+                }
+            } else {
+                vec![(prev_end, end)]
+            }
+        }
+    };
+    let mut out = text.to_owned();
+    for (from, to) in cuts.into_iter().rev() {
+        out.replace_range(from..to, "");
+    }
+    out
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -410,8 +550,14 @@ fn handlers_where(groups: &Node, is_wanted: impl Fn(&str) -> bool) -> Vec<(usize
 }
 
 /// One step of installing: the text after it, or `None` when nothing is left to do.
-fn install_step(text: &str, file: &Path, agent: Agent, command: &str) -> Result<Option<String>, String> {
-    let root = parse(text, file)?;
+fn install_step(
+    text: &str,
+    file: &Path,
+    agent: Agent,
+    command: &str,
+    events: &[&str],
+) -> Result<Option<String>, String> {
+    let root = parse(text, file, agent)?;
     let style = Style::of(text, &root);
     let Some(hooks) = root.member("hooks") else {
         let member = |indent: &str| format!("\"hooks\": {}", style.render(&Json::Object(Vec::new()), indent));
@@ -420,7 +566,7 @@ fn install_step(text: &str, file: &Path, agent: Agent, command: &str) -> Result<
     if !matches!(hooks.value.kind, Kind::Object(_)) {
         return Err(format!("{}: `hooks` is not an object; fix it by hand first", file.display()));
     }
-    for event in events_for(agent) {
+    for &event in events {
         let Some(groups) = hooks.value.member(event) else {
             // The event with no group first; the next step adds the group, in the file's style.
             let member = |indent: &str| {
@@ -460,19 +606,21 @@ fn install_step(text: &str, file: &Path, agent: Agent, command: &str) -> Result<
 
 /// One step of uninstalling: the text after it, or `None` when nothing is left to do.
 /// `touched` collects the events an entry was removed from: those left empty go too, and so does
-/// a `hooks` object left empty.
+/// a `hooks` object left empty (unless a comment is left in it). `only`: the events to touch
+/// (`None`: every one).
 fn uninstall_step(
     text: &str,
     file: &Path,
     agent: Agent,
     command: &str,
+    only: Option<&[&str]>,
     touched: &mut Vec<String>,
 ) -> Result<Option<String>, String> {
-    let root = parse(text, file)?;
+    let root = parse(text, file, agent)?;
     let Some(hooks) = root.member("hooks") else { return Ok(None) };
     let Kind::Object(events) = &hooks.value.kind else { return Ok(None) };
     for (event_idx, event) in events.iter().enumerate() {
-        if !matches!(event.value.kind, Kind::Array(_)) {
+        if !matches!(event.value.kind, Kind::Array(_)) || only.is_some_and(|only| !only.contains(&event.key.as_str())) {
             continue;
         }
         if let Some((group_idx, handler_idx)) =
@@ -488,11 +636,13 @@ fn uninstall_step(
                 remove(text, &handlers.value, handler_idx)
             }));
         }
-        if event.value.items().is_empty() && touched.contains(&event.key) {
+        let list_text = &text[event.value.start + 1..event.value.end - 1];
+        if event.value.items().is_empty() && touched.contains(&event.key) && !has_comment(list_text) {
             return Ok(Some(remove(text, &hooks.value, event_idx)));
         }
     }
-    if events.is_empty() && !touched.is_empty() {
+    let hooks_text = &text[hooks.value.start + 1..hooks.value.end - 1];
+    if events.is_empty() && !touched.is_empty() && !has_comment(hooks_text) {
         let idx = root.child_spans().iter().position(|(start, _)| *start == hooks.start).unwrap_or(0);
         touched.clear();
         return Ok(Some(remove(text, &root, idx)));
@@ -500,16 +650,30 @@ fn uninstall_step(
     Ok(None)
 }
 
+/// What to change.
+#[derive(Debug, Clone, Copy)]
+struct Edit<'a> {
+    agent: Agent,
+    /// The command of our entries.
+    command: &'a str,
+    /// The events to install on, or to uninstall from.
+    events: &'a [&'static str],
+    /// Whether `events` was given (`--events`): uninstall then touches only those.
+    chosen: bool,
+    uninstall: bool,
+}
+
 /// The file's text after installing (or uninstalling) entries running `command`.
-fn edited(text: &str, file: &Path, agent: Agent, command: &str, uninstall: bool) -> Result<String, String> {
+fn edited(text: &str, file: &Path, edit: Edit<'_>) -> Result<String, String> {
+    let Edit { agent, command, events, chosen, uninstall } = edit;
     let mut text = text.to_owned();
     let mut touched = Vec::new();
     // Each step parses afresh: a few dozen steps over a settings file.
     for _ in 0..1000 {
         let step = if uninstall {
-            uninstall_step(&text, file, agent, command, &mut touched)?
+            uninstall_step(&text, file, agent, command, chosen.then_some(events), &mut touched)?
         } else {
-            install_step(&text, file, agent, command)?
+            install_step(&text, file, agent, command, events)?
         };
         match step {
             Some(next) => text = next,
@@ -573,20 +737,87 @@ fn diff(old: &str, new: &str, file: &Path) -> String {
     out
 }
 
-/// `<file>.bak-<UTC time>`, numbered on when taken.
-fn backup_path(file: &Path) -> PathBuf {
-    let stamp: String = utc_stamp(SystemTime::now()).chars().filter(|c| *c != '-' && *c != ':').collect();
-    let base = format!("{}.bak-{stamp}", file.display());
-    let mut path = PathBuf::from(&base);
-    let mut n = 2;
-    while path.exists() {
-        path = PathBuf::from(format!("{base}-{n}"));
-        n += 1;
-    }
-    path
+/// hookwire's state directory: `$XDG_STATE_HOME/hookwire`, else `~/.local/state/hookwire`.
+fn state_dir() -> Result<PathBuf, String> {
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    var("XDG_STATE_HOME")
+        .or_else(|| var("HOME").map(|home| home.join(".local/state")))
+        .map(|dir| dir.join("hookwire"))
+        .ok_or_else(|| "neither XDG_STATE_HOME nor HOME is set: no place for the backup; set one".to_owned())
 }
 
-/// Writes `text` to `file` through a temporary file renamed over it, keeping its permissions.
+/// `file` as one file name: its absolute path with `/` as `%` (and `%` as `%%`), as editors name
+/// their backups, so a backup says which file it is.
+fn file_key(file: &Path) -> String {
+    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let text = absolute.to_string_lossy().replace('%', "%%");
+    text.trim_start_matches('/').replace('/', "%")
+}
+
+/// Creates `dir` and its missing parents, private (`0700`): settings files may hold secrets.
+fn private_dir(dir: &Path) -> io::Result<()> {
+    std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700).create(dir)
+}
+
+/// Writes `text` to a new private file in `dir` named `name`, or `name-2`, `name-3`... when
+/// taken; returns its path.
+fn write_new(dir: &Path, name: &str, text: &str) -> io::Result<PathBuf> {
+    private_dir(dir)?;
+    for n in 1.. {
+        let path = if n == 1 { dir.join(name) } else { dir.join(format!("{name}-{n}")) };
+        match fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(mut file) => return file.write_all(text.as_bytes()).map(|()| path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// Saves `text`, the previous version of `file`, as `<state>/backups/<file key>.<UTC time>`.
+fn back_up(state: &Path, file: &Path, text: &str) -> io::Result<PathBuf> {
+    let stamp: String = utc_stamp(SystemTime::now()).chars().filter(|c| *c != '-' && *c != ':').collect();
+    write_new(&state.join("backups"), &format!("{}.{stamp}", file_key(file)), text)
+}
+
+/// The note that `install` created `file` (and the directories listed in it): only then does
+/// `--uninstall` delete the file again.
+fn created_note(state: &Path, file: &Path) -> PathBuf {
+    state.join("created").join(file_key(file))
+}
+
+/// Where a write to `file` lands: the last target of its chain of symlinks (which need not
+/// exist yet), or `file` itself.
+fn through_links(file: &Path) -> io::Result<PathBuf> {
+    let mut path = file.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                };
+            }
+            Ok(_) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(path),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// The directories above `file` that do not exist, deepest first.
+fn missing_dirs(file: &Path) -> Vec<PathBuf> {
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Writes `text` to `file` (a regular file or none, not a link: see [`through_links`]) through
+/// a new temporary file in its directory renamed over it, keeping its permissions.
 fn write_atomically(file: &Path, text: &str) -> io::Result<()> {
     let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
@@ -595,80 +826,116 @@ fn write_atomically(file: &Path, text: &str) -> io::Result<()> {
         file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         std::process::id()
     ));
-    fs::write(&temp, text)?;
-    if let Ok(meta) = fs::metadata(file) {
-        fs::set_permissions(&temp, fs::Permissions::from_mode(meta.permissions().mode()))?;
-    }
-    fs::rename(&temp, file).inspect_err(|_| {
+    // `create_new`: never through a link someone left at the temporary name.
+    let written = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp).and_then(|mut out| {
+        out.write_all(text.as_bytes())?;
+        if let Ok(meta) = fs::metadata(file) {
+            out.set_permissions(fs::Permissions::from_mode(meta.permissions().mode()))?;
+        }
+        Ok(())
+    });
+    written.and_then(|()| fs::rename(&temp, file)).inspect_err(|_| {
         let _ = fs::remove_file(&temp);
     })
 }
 
+/// Whether `text` holds nothing but an empty object (and whitespace or comments).
+fn is_empty_object(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(&without_comments(text))
+        .is_ok_and(|value| value.as_object().is_some_and(|o| o.is_empty()))
+        && !has_comment(text)
+}
+
 pub(crate) fn run(args: &InstallArgs) -> u8 {
+    match run_checked(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+fn run_checked(args: &InstallArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let root = discover::project_root(&cwd).unwrap_or(cwd);
-    let file = match settings_file(args.agent, args.user, &root) {
-        Ok(file) => file,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let old = match fs::read_to_string(&file) {
+    let file = settings_file(args.agent, args.user, &root)?;
+    let events = chosen_events(args.agent, &args.events)?;
+    let target = through_links(&file).map_err(|e| format!("cannot follow {}: {e}", file.display()))?;
+    let old = match fs::read_to_string(&target) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", file.display());
-            return 2;
-        }
+        Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
     };
     let start = old.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| "{}\n".to_owned());
-    let new = match bridge_command(args.agent)
-        .and_then(|command| edited(&start, &file, args.agent, &command, args.uninstall))
-    {
-        Ok(new) => new,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    let command = bridge_command(args.agent)?;
+    let edit = Edit {
+        agent: args.agent,
+        command: &command,
+        events: &events,
+        chosen: !args.events.is_empty(),
+        uninstall: args.uninstall,
     };
+    let new = edited(&start, &file, edit)?;
     let what = format!("`hookwire hook {}`", args.agent);
-    if old.as_deref() == Some(new.as_str()) || (old.is_none() && args.uninstall) {
+    let state = state_dir()?;
+    let note = created_note(&state, &file);
+    // Uninstalling what left a file `install` created with nothing else in it: the file goes.
+    let delete = args.uninstall && old.is_some() && note.is_file() && is_empty_object(&new);
+    if !delete && (old.as_deref() == Some(new.as_str()) || (old.is_none() && args.uninstall)) {
         if args.uninstall {
             outln!("{}: no {what} entry; nothing to change", file.display());
         } else {
-            outln!("{}: {what} is already installed on every event; nothing to change", file.display());
+            outln!("{}: {what} is already installed on every chosen event; nothing to change", file.display());
         }
-        return 0;
+        return Ok(());
     }
-    outln!("{}", diff(old.as_deref().unwrap_or_default(), &new, &file).trim_end());
+    let shown = if delete { "" } else { new.as_str() };
+    outln!("{}", diff(old.as_deref().unwrap_or_default(), shown, &file).trim_end());
+    if target != file {
+        outln!("{} is a symlink: writing its target {}", file.display(), target.display());
+    }
     if args.dry_run {
-        outln!("dry run: {} not written", file.display());
-        return 0;
+        let verb = if delete { "deleted" } else { "written" };
+        outln!("dry run: {} not {verb}", file.display());
+        return Ok(());
     }
     let backup = match &old {
-        Some(text) => {
-            let path = backup_path(&file);
-            if let Err(e) = fs::write(&path, text) {
-                eprintln!("error: cannot write the backup {}: {e}", path.display());
-                return 2;
-            }
-            Some(path)
-        }
+        Some(text) => Some(
+            back_up(&state, &file, text)
+                .map_err(|e| format!("cannot write the backup of {} in {}: {e}", file.display(), state.display()))?,
+        ),
         None => None,
     };
-    if let Err(e) = write_atomically(&file, &new) {
-        eprintln!("error: cannot write {}: {e}", file.display());
-        return 2;
-    }
     let backup = backup.map(|b| format!(" (previous version: {})", b.display())).unwrap_or_default();
+    if delete {
+        fs::remove_file(&target).map_err(|e| format!("cannot delete {}: {e}", target.display()))?;
+        // The directories `install` created, if nothing else came into them.
+        let dirs = fs::read_to_string(&note).unwrap_or_default();
+        for dir in dirs.lines().filter(|l| !l.is_empty()) {
+            let _ = fs::remove_dir(dir);
+        }
+        let _ = fs::remove_file(&note);
+        outln!("removed {what} and {}, which install had created{backup}", file.display());
+        return Ok(());
+    }
+    let created_dirs = missing_dirs(&target);
+    write_atomically(&target, &new).map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    if old.is_none() {
+        let dirs: String = created_dirs.iter().map(|d| format!("{}\n", d.display())).collect();
+        if let Err(e) = private_dir(&state.join("created")).and_then(|()| fs::write(&note, dirs)) {
+            eprintln!("hookwire: warning: cannot note that install created {}: {e}", file.display());
+        }
+    } else if args.uninstall {
+        // What is left is the user's now: a later uninstall keeps the file.
+        let _ = fs::remove_file(&note);
+    }
     if args.uninstall {
         outln!("removed {what} from {}{backup}", file.display());
     } else {
-        let n_events = events_for(args.agent).len();
-        outln!("installed {what} on {n_events} events in {}{backup}", file.display());
+        outln!("installed {what} on {} events in {}{backup}", events.len(), file.display());
     }
-    0
+    Ok(())
 }
 
 #[cfg(test)]
@@ -679,12 +946,18 @@ mod tests {
         format!("/usr/local/bin/hookwire hook {agent}")
     }
 
+    fn edit(text: &str, agent: Agent, uninstall: bool) -> String {
+        let events = events_for(agent);
+        let edit = Edit { agent, command: &command(agent), events: &events, chosen: false, uninstall };
+        edited(text, Path::new("s.json"), edit).unwrap()
+    }
+
     fn install(text: &str, agent: Agent) -> String {
-        edited(text, Path::new("s.json"), agent, &command(agent), false).unwrap()
+        edit(text, agent, false)
     }
 
     fn uninstall(text: &str, agent: Agent) -> String {
-        edited(text, Path::new("s.json"), agent, &command(agent), true).unwrap()
+        edit(text, agent, true)
     }
 
     #[test]
@@ -728,6 +1001,22 @@ mod tests {
         assert!(!is_bridge_command("/usr/local/bin/hookwire hook gemini", Agent::Claude));
         assert!(!is_bridge_command("hookwire check", Agent::Claude));
         assert_eq!(shell_word("/a b/it's"), r"'/a b/it'\''s'");
+    }
+
+    #[test]
+    fn uninstalling_from_jsonc_keeps_the_comments_around_our_entry() {
+        let ours = r#"{"hooks": [{"type": "command", "command": "/usr/local/bin/hookwire hook gemini"}]}"#;
+        let mine = r#"{"hooks": [{"type": "command", "command": "a.sh"}]}"#;
+        let wrap = |groups: &str| format!("{{\n  \"hooks\": {{\n    \"Stop\": [\n{groups}\n    ]\n  }}\n}}\n");
+        // Ours last, after a note on the user's group: the note stays with it.
+        let last = wrap(&format!("      {mine}, // mine\n      {ours}"));
+        assert_eq!(uninstall(&last, Agent::Gemini), wrap(&format!("      {mine} // mine")));
+        // Ours first, before a note on the user's group: the note stays too.
+        let first = wrap(&format!("      {ours},\n      // mine\n      {mine}"));
+        assert_eq!(uninstall(&first, Agent::Gemini), wrap(&format!("      // mine\n      {mine}")));
+        // Alone with a note in its list: the note stays, the empty event too.
+        let alone = wrap(&format!("      // keep me\n      {ours},"));
+        assert_eq!(uninstall(&alone, Agent::Gemini), wrap("      // keep me\n      "));
     }
 
     #[test]

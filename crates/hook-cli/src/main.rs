@@ -202,8 +202,49 @@ fn parse_hook_only() -> Option<Cli> {
     Some(Cli { verbose, command: Command::Hook(args) })
 }
 
+/// How many levels of hooks `hookwire hook` may run inside ([`hook_bash::HOOK_DEPTH_ENV`]): 2.
+/// Depth 1 is legitimate (a hook runs another agent, or a script, that runs hookwire), and so
+/// is one more level of that; a third is almost surely a hook that runs the bridge that runs
+/// it, which without this bound recurses until the agent's deadline, a process per level.
+const MAX_HOOK_DEPTH: u32 = 2;
+
+/// The answer of `hookwire hook` called inside more than [`MAX_HOOK_DEPTH`] levels of hooks: a
+/// refusal (blocking on an event that can block, a non-blocking error elsewhere); `None` when
+/// the call is not that deep, or is not `hookwire hook <agent>`.
+fn refuse_too_deep() -> Option<u8> {
+    use std::io::{Read as _, Write as _};
+    let depth = hook_bash::hook_depth();
+    if depth <= MAX_HOOK_DEPTH {
+        return None;
+    }
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let agent: hook_protocol::Agent = argv.iter().skip_while(|w| *w != "hook").nth(1)?.parse().ok()?;
+    let reason = format!(
+        "`hookwire hook {agent}` runs inside {depth} levels of hooks ({}={depth}; at most {MAX_HOOK_DEPTH}): a hook \
+         runs `hookwire hook` itself, directly or through a script or another agent, and would run itself \
+         again without end, so this call is refused. Remove that call from the hook (or give it another \
+         configuration with --no-default-config --config FILE that does not contain the hook)",
+        hook_bash::HOOK_DEPTH_ENV
+    );
+    let mut text = String::new();
+    let read = std::io::stdin().take(64 << 20).read_to_string(&mut text);
+    let context = read.ok().and_then(|_| hook_protocol::serde_json::from_str(&text).ok());
+    let answer = match context.map(|input| hook_core::agent::context_from_input(agent, input)) {
+        Some(Ok((event, _))) => hook::refuse(agent, event, reason),
+        _ => hook_core::agent::failure_answer(&reason),
+    };
+    let _ = std::io::stdout().write_all(answer.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(answer.stderr.as_bytes());
+    Some(u8::try_from(answer.exit_code).unwrap_or(1))
+}
+
 fn main() -> ExitCode {
     let cli = parse_hook_only().unwrap_or_else(Cli::parse);
+    if matches!(cli.command, Command::Hook(_))
+        && let Some(code) = refuse_too_deep()
+    {
+        return ExitCode::from(code);
+    }
     if matches!(cli.command, Command::Chat(_)) {
         // The model may register hooks, which run with a scrubbed environment: keep hookwire's
         // own environment (API keys) out of their reach. First, while there is one thread.

@@ -186,9 +186,18 @@ impl Conn {
             });
         };
         let mut command = Command::new(program);
+        // `HOOKWIRE_HOOK_DEPTH` one more than this process's, as hook-bash sets it for its
+        // hooks: a process hook that runs `hookwire hook` again is counted, and that call
+        // refuses past a small depth instead of recursing without end.
+        let depth = match std::env::var("HOOKWIRE_HOOK_DEPTH") {
+            Ok(value) => value.trim().parse::<u32>().unwrap_or(u32::MAX),
+            Err(std::env::VarError::NotPresent) => 0,
+            Err(std::env::VarError::NotUnicode(_)) => u32::MAX,
+        };
         command
             .args(args)
             .envs(&config.env)
+            .env("HOOKWIRE_HOOK_DEPTH", depth.saturating_add(1).to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -126,3 +126,15 @@ async fn a_scrubbed_environment_keeps_only_the_allow_list_and_hook_variables() {
     assert_eq!(seen["JCLI_HOOK_EVENT"], "pre_tool_execution");
     assert_eq!(seen["GUARD_MODE"], "on");
 }
+
+#[tokio::test]
+async fn the_hook_depth_marker_survives_scrubbing_and_the_hooks_own_env() {
+    // The test process runs inside no hook (cargo does not set the marker): its hooks are at 1.
+    assert!(std::env::var_os(hook_bash::HOOK_DEPTH_ENV).is_none());
+    let env = BTreeMap::from([(hook_bash::HOOK_DEPTH_ENV.to_owned(), "0".to_owned())]);
+    for scrub_env in [false, true] {
+        let options = BashOptions { scrub_env, env: env.clone(), ..BashOptions::default() };
+        let seen = env_seen(options, &Context::default(), &["HOOKWIRE_HOOK_DEPTH"]).await;
+        assert_eq!(seen["HOOKWIRE_HOOK_DEPTH"], "1", "scrub_env {scrub_env}: a hook's `env` cannot reset the count");
+    }
+}

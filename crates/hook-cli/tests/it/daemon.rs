@@ -427,7 +427,7 @@ fn two_concurrent_first_calls_start_one_daemon() {
 }
 
 #[test]
-fn a_daemon_killed_mid_call_leaves_the_caller_an_answer() {
+fn a_daemon_killed_mid_call_leaves_the_caller_a_refusal_and_runs_no_hook_twice() {
     let sandbox = Sandbox::new();
     assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).deny_reason(), "call 1");
     let pid = sandbox.daemon_pid().unwrap();
@@ -440,9 +440,12 @@ fn a_daemon_killed_mid_call_leaves_the_caller_an_answer() {
     let output = wait_output(slow);
     assert_eq!(output.status.code(), Some(0));
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
-    // Answered in the caller's own process, by a fresh hook process that saw one call.
-    assert_eq!(answer["hookSpecificOutput"]["permissionDecisionReason"], "slow 1", "{answer}");
-    assert_eq!(sandbox.hook_pids().len(), 2);
+    // The hook had the call: it is not run a second time in the caller's process. The tool
+    // call is refused, with what happened and what to do.
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default();
+    assert!(reason.contains("stopped answering mid-call") && reason.contains("--no-daemon"), "{answer}");
+    assert_eq!(calls().lines().filter(|tool| *tool == "Slow").count(), 1, "the hook ran twice: {}", calls());
     // The next call finds the dead daemon's socket and starts a new one.
     assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).deny_reason(), "call 1");
     assert_ne!(sandbox.daemon_pid(), Some(pid));
@@ -630,4 +633,37 @@ fn trust_is_checked_again_on_reload() {
         }),
         "the changed file is not trusted, and the person is asked"
     );
+}
+
+/// The state letter of `pid` in `/proc/<pid>/stat` (`R`, `S`, `T`...).
+fn process_state(pid: i32) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+#[test]
+fn a_stopped_daemon_gets_a_refusal_and_no_hook_runs_twice() {
+    let sandbox = Sandbox::new();
+    assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).deny_reason(), "call 1");
+    let pid = sandbox.daemon_pid().expect("a daemon runs");
+    kill(pid, nix::sys::signal::Signal::SIGSTOP);
+    assert!(wait_until(|| process_state(pid) == Some('T')), "the daemon stops");
+
+    // Within PATIENCE, or `run` fails: the bridge must not wait for the agent to kill it.
+    let started = Instant::now();
+    let answer = sandbox.pre_tool_use("Count", json!({}), &[]);
+    let waited = started.elapsed();
+    kill(pid, nix::sys::signal::Signal::SIGCONT);
+    assert!(waited < PATIENCE, "{waited:?}");
+    let reason = if answer.code == 2 { answer.stderr.clone() } else { answer.deny_reason() };
+    assert!(reason.contains("did not answer") && reason.contains("stopped"), "{answer:?}");
+    assert!(reason.contains(&format!("kill -CONT {pid}")), "the reason says how to fix it: {answer:?}");
+
+    // Resumed, the daemon may still read the request the bridge left and run the hook once; the
+    // bridge itself ran nothing: no second counter process, no second run.
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(sandbox.hook_pids().len(), 1, "the bridge started no hook of its own");
+    let calls = fs::read_to_string(sandbox.path("conf/calls")).unwrap_or_default();
+    assert!(calls.lines().filter(|l| *l == "Count").count() <= 2, "{calls}");
+    assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).code, 0, "the resumed daemon answers again");
 }

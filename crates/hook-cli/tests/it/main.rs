@@ -12,5 +12,6 @@ mod hardening;
 mod install;
 mod published;
 mod real_agents;
+mod recursion;
 mod telemetry;
 mod trust;
