@@ -22,7 +22,7 @@ use async_trait::async_trait;
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Context, Event, Hook, HookDefinition, HookError, HookFactory, HookInput,
     HookOutput, HookSpec,
-    agent::{AgentGate, CommandRun, async_answer, hook_input, input_line, read_command, spill::spill_long_texts},
+    agent::{AgentGate, CommandRun, async_answer, input_line_of, read_command, spill::spill_long_texts},
     head_chars,
 };
 use hook_protocol::Agent;
@@ -514,8 +514,7 @@ impl Hook for AgentCommandHook {
             return Err(HookError::Timeout { after: budget });
         }
         let (event, context, agent) = (input.event, input.context, self.def.agent);
-        let payload =
-            input.serialized(stdin_key(agent), move |event, context| input_line(&hook_input(agent, event, context)));
+        let payload = input.serialized(stdin_key(agent), move |event, context| input_line_of(agent, event, context));
         let places = self.places(event, context)?;
 
         let mut child =

@@ -378,7 +378,8 @@ async fn through_daemon(
     };
     let params = FireParams {
         // Parsed again rather than kept: the in-process path never pays for a copy.
-        input: Some(serde_json::from_str(text).ok()?),
+        input: Some(parse_input(text.as_bytes()).ok()?),
+        tool_input_text: hook_core::agent::tool_input_text(text),
         selection: selection(args, cwd),
         cwd: Some(cwd.display().to_string()),
         root: Some(root.display().to_string()),
@@ -419,7 +420,7 @@ enum ViaDaemon {
 }
 
 /// Sends `input` to the project's daemon when one listens, without an async runtime.
-fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
+fn via_running_daemon(args: &HookArgs, input: Value, text: &str, cwd: &Path) -> ViaDaemon {
     if hook_bash::hook_depth() > 0 {
         // Called from a hook: fire here (see `through_daemon`).
         return ViaDaemon::NotRunning(input);
@@ -436,6 +437,7 @@ fn via_running_daemon(args: &HookArgs, input: Value, cwd: &Path) -> ViaDaemon {
     };
     let mut params = FireParams {
         input: Some(input),
+        tool_input_text: hook_core::agent::tool_input_text(text),
         selection: selection(args, cwd),
         cwd: Some(cwd.display().to_string()),
         root: Some(root.display().to_string()),
@@ -601,7 +603,7 @@ pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
     // The daemon reads the input itself (with the same function, so an input it cannot read
     // gets the same answer as here).
     let (input, fire_here, stale) = if daemon_allowed(&args) {
-        match via_running_daemon(&args, input, &cwd) {
+        match via_running_daemon(&args, input, &text, &cwd) {
             ViaDaemon::Answered(answer) => return Prepared::Answered(write_answer(&answer)),
             ViaDaemon::FireHere(input) => (input, true, false),
             ViaDaemon::Stale(input) => (input, false, true),
@@ -610,10 +612,14 @@ pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
     } else {
         (input, false, false)
     };
-    let (event, context) = match context_from_input(agent, input) {
+    let (event, mut context) = match context_from_input(agent, input) {
         Ok(read) => read,
         Err(e) => return Prepared::Answered(write_answer(&failure_answer(&e.to_string()))),
     };
+    if let Some(raw) = hook_core::agent::tool_input_text(&text) {
+        // Hooks read the tool's input members in the order the agent wrote them.
+        hook_core::agent::keep_tool_input_order(&mut context, &raw);
+    }
     let pending = |loaded, args, context, text, piped| {
         Prepared::Fire(Box::new(Pending { args, event, context, text, cwd: cwd.clone(), loaded, _piped: piped }))
     };

@@ -468,7 +468,8 @@ impl Daemon {
         match (params.input, params.selection.agent) {
             (Some(input), Some(agent)) => {
                 let env_file = params.selection.env.get("CLAUDE_ENV_FILE").cloned();
-                let answer = self.bridge(agent, input, params.selection, env_file.as_ref(), &cwd).await?;
+                let raw = params.tool_input_text.as_deref();
+                let answer = self.bridge(agent, input, raw, params.selection, env_file.as_ref(), &cwd).await?;
                 to_value!(BridgeResult { exit_code: answer.exit_code, stdout: answer.stdout, stderr: answer.stderr })
             }
             (Some(_), None) => Err(invalid_params("`input` needs `agent` (claude, gemini or codex)")),
@@ -507,14 +508,18 @@ impl Daemon {
         &self,
         agent: Agent,
         input: Value,
+        tool_input_text: Option<&str>,
         selection: Selection,
         env_file: Option<&String>,
         cwd: &Path,
     ) -> Result<BridgeAnswer, RpcError> {
-        let (event, context) = match context_from_input(agent, input) {
+        let (event, mut context) = match context_from_input(agent, input) {
             Ok(read) => read,
             Err(e) => return Ok(failure_answer(&e.to_string())),
         };
+        if let Some(raw) = tool_input_text {
+            hook_core::agent::keep_tool_input_order(&mut context, raw);
+        }
         let (served, view) = self.ready(selection).await;
         let Some(mounted) = &view.mounted else {
             let reason = view.refusal.clone().unwrap_or_else(|| "the configuration does not load".into());

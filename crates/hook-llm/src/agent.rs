@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec,
     Level, SharedBytes,
-    agent::{AgentGate, hook_input, read_http_body, read_prompt_verdict},
+    agent::{AgentGate, read_http_body, read_prompt_verdict},
     head_chars,
 };
 use hook_protocol::{
@@ -63,7 +63,12 @@ fn input_cache_key(agent: Agent) -> &'static str {
 fn input_json(agent: Agent, input: &HookInput<'_>) -> SharedBytes {
     input.serialized(input_cache_key(agent), |event, context| {
         // A map of JSON values always serializes.
-        serde_json::to_vec(&hook_input(agent, event, context)).unwrap_or_else(|_| b"{}".to_vec())
+        {
+            // The agent's own members first and `tool_input` as written, as its agent sends it.
+            let mut body = hook_core::agent::input_line_of(agent, event, context);
+            body.pop();
+            body
+        }
     })
 }
 

@@ -141,6 +141,11 @@ pub struct FireParams {
     /// needs `agent`. The result is then a `BridgeResult`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+    /// The `tool_input` member of `input` as the agent wrote it (compact, its members in the
+    /// agent's order): hooks then read them in that order. Ignored when it says something else
+    /// than `input`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_input_text: Option<String>,
     /// The configuration to fire through; `agent` goes with `input`.
     #[serde(flatten)]
     pub selection: Selection,

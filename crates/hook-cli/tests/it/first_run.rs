@@ -239,3 +239,28 @@ fn settings_from_a_process_substitution_are_read() {
     assert_denied("claude", &output, "the hook of a piped settings file");
     assert!(stdout(&output).contains("blocked") || stderr(&output).contains("blocked"), "{}", stderr(&output));
 }
+
+/// A hook reads the tool's input members in the order the agent wrote them (Claude Code writes
+/// `file_path` before `content`; a parsed map would sort them), while hookwire's own outputs
+/// keep theirs.
+#[test]
+fn hooks_read_the_tool_input_in_the_agents_member_order() {
+    let run = FirstRun::new("first-run-order");
+    let seen = run.path("seen.json");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
+        {"type": "command", "command": format!("cat > '{}'", seen.display())}]}]}});
+    let settings_path = run.write("settings.json", &settings.to_string());
+    let cwd = run.path("proj").display().to_string();
+    let input = format!(
+        r#"{{"session_id":"s1","transcript_path":null,"cwd":"{cwd}","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{{"file_path":"/tmp/x","content":"hi","b":1,"a":{{"z":1,"y":2}}}},"tool_use_id":"t1"}}"#
+    );
+    let mut command = run.hookwire("proj", &["hook", "claude", "--no-default-config", "--settings"]);
+    command.arg(&settings_path).env("HOOKWIRE_NO_DAEMON", "1");
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(format!("{input}\n").as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let line = fs::read_to_string(&seen).unwrap();
+    assert!(line.contains(r#""tool_input":{"file_path":"/tmp/x","content":"hi","b":1,"a":{"z":1,"y":2}}"#), "{line}");
+}

@@ -217,6 +217,89 @@ pub fn input_line(input: &Map<String, Value>) -> Vec<u8> {
     line
 }
 
+/// [`input_line`] of [`hook_input`], with `tool_input` written as the call's argument text
+/// itself when that is a JSON object: its members keep the order the agent (or the hook that
+/// rewrote them) wrote them in, where a parsed map would sort them.
+pub fn input_line_of(agent: Agent, event: Event, context: &Context) -> Vec<u8> {
+    let input = hook_input(agent, event, context);
+    let raw = context
+        .tool_arguments
+        .as_deref()
+        .filter(|_| input.contains_key("tool_input"))
+        .filter(|text| hook_protocol::serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()))
+        .map(compact);
+    let Some(raw) = raw else { return input_line(&input) };
+    let mut line = Vec::with_capacity(256 + raw.len());
+    line.push(b'{');
+    let known = KEY_ORDER.iter().filter_map(|key| input.get_key_value(*key));
+    let others = input.iter().filter(|(key, _)| !KEY_ORDER.contains(&key.as_str()));
+    for (i, (key, value)) in known.chain(others).enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        let _ = hook_protocol::serde_json::to_writer(&mut line, key);
+        line.push(b':');
+        if key == "tool_input" {
+            line.extend_from_slice(raw.as_bytes());
+        } else {
+            let _ = hook_protocol::serde_json::to_writer(&mut line, value);
+        }
+    }
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+/// The `tool_input` member of an agent's hook input text, compact, with its members in the
+/// order written; `None` when there is none or the text is not a JSON object.
+pub fn tool_input_text(input_text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Raw<'a> {
+        #[serde(borrow)]
+        tool_input: Option<&'a hook_protocol::serde_json::value::RawValue>,
+    }
+    let raw: Raw<'_> = hook_protocol::serde_json::from_str(input_text).ok()?;
+    let text = raw.tool_input?.get();
+    text.trim_start().starts_with('{').then(|| compact(text))
+}
+
+/// Makes the context's argument text `raw` (the agent's own text of the same arguments, see
+/// [`tool_input_text`]) when both say the same: hooks then read the members in the agent's
+/// order.
+pub fn keep_tool_input_order(context: &mut Context, raw: &str) {
+    let same = |text: &str| hook_protocol::serde_json::from_str::<Value>(text).ok();
+    if let Some(current) = context.tool_arguments.as_deref()
+        && same(current).is_some()
+        && same(current) == same(raw)
+    {
+        context.tool_arguments = Some(raw.to_owned());
+    }
+}
+
+/// Valid JSON text without the whitespace between its tokens (strings are copied as they are).
+fn compact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_ascii_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The current UTC time as `2026-11-26T05:33:53Z`.
 fn now_rfc3339() -> String {
     let secs =

@@ -15,7 +15,10 @@ pub mod tool_view;
 pub use answer::{BLOCKED_BY_HOOK, CommandRun, async_answer, read_command, read_http_body, read_prompt_verdict};
 pub use bridge::{BridgeAnswer, answer_as, failure_answer};
 pub use gate::{AgentGate, matched_member};
-pub use input::{InputError, context_from_input, hook_input, input_line, tool_input};
+pub use input::{
+    InputError, context_from_input, hook_input, input_line, input_line_of, keep_tool_input_order, tool_input,
+    tool_input_text,
+};
 pub use tool_view::{refresh_tool_view, tool_class, tool_view};
 
 use std::sync::Arc;

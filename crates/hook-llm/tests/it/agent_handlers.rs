@@ -17,7 +17,7 @@ use std::{
 use hook_core::{
     Context, Deadlines, Decision, Engine, Event, FireOutcome, HookError, HookInput, HookOutput, Level, LoadError,
     OutcomeClass, Registration,
-    agent::hook_input,
+    agent::input_line_of,
     config::{ConfigSource, load},
     hook_fn,
 };
@@ -243,9 +243,11 @@ fn turn_end() -> Context {
     }
 }
 
-/// The hook input a Claude Code hook reads for `event`, as compact JSON.
+/// The hook input a Claude Code hook reads for `event`, as compact JSON: the line a command
+/// hook reads (the agents' member order, `tool_input` as written), without its newline.
 fn input_json(event: Event, context: &Context) -> String {
-    serde_json::to_string(&hook_input(Agent::Claude, event, context)).unwrap()
+    let line = input_line_of(Agent::Claude, event, context);
+    String::from_utf8(line).unwrap().trim_end().to_owned()
 }
 
 async fn fire(engine: &Engine, event: Event, mut context: Context) -> FireOutcome {
