@@ -240,7 +240,69 @@ pub fn files_run(spec: &HookSpec, root: &Path) -> FilesRun {
         }
     }
     run.absent.retain(|path| !is_walked(path));
+    // What the scripts themselves source from outside the folders covered: shown, since no
+    // reading of the command can follow it.
+    for file in run.files.clone() {
+        for note in sourced_from_outside(&root, &file, &walked) {
+            if !run.undetermined.contains(&note) {
+                run.undetermined.push(note);
+            }
+        }
+    }
     run
+}
+
+/// The largest script whose `source` lines are read.
+const MAX_SCRIPT_BYTES: u64 = 256 << 10;
+
+/// Notes for the files a shell script sources (`source X`, `. X`) that hookwire does not cover:
+/// a path leaving the script's folder (`$(dirname "$0")/../../lib.sh`), or one it cannot tell
+/// (a variable, a command substitution other than the script's own folder).
+fn sourced_from_outside(root: &Path, script: &Path, walked: &[PathBuf]) -> Vec<String> {
+    let is_shell = script.extension().is_some_and(|ext| ext == "sh" || ext == "bash");
+    let Ok(meta) = fs::metadata(script) else { return Vec::new() };
+    if meta.len() > MAX_SCRIPT_BYTES {
+        return Vec::new();
+    }
+    let Ok(text) = fs::read_to_string(script) else { return Vec::new() };
+    let has_shell_shebang = text.starts_with("#!") && text.lines().next().is_some_and(|line| line.contains("sh"));
+    if !is_shell && !has_shell_shebang {
+        return Vec::new();
+    }
+    let rel = script.strip_prefix(root).unwrap_or(script).display().to_string();
+    let dir = script.parent().unwrap_or(root);
+    let mut notes = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_start();
+        let rest = line.strip_prefix("source ").or_else(|| line.strip_prefix(". "));
+        let Some(target) = rest.map(|rest| rest.split([';', '#']).next().unwrap_or_default().trim()) else { continue };
+        if target.is_empty() {
+            continue;
+        }
+        let unquoted = target.replace(['"', '\''], "");
+        // The script's own folder, however it is spelled.
+        let own = ["$(dirname $0)", "$(dirname ${BASH_SOURCE[0]})", "${BASH_SOURCE%/*}", "${0%/*}"];
+        let relative =
+            own.iter().find_map(|prefix| unquoted.strip_prefix(prefix)).map(|tail| tail.trim_start_matches('/'));
+        let reached = match relative {
+            Some(tail) if !tail.contains('$') => Some(dir.join(tail)),
+            Some(_) => None,
+            None if unquoted.contains('$') || unquoted.contains('`') => None,
+            None if unquoted.starts_with('/') => Some(PathBuf::from(&unquoted)),
+            // Relative to where the hook runs: the project root.
+            None => Some(root.join(&unquoted)),
+        };
+        let covered = reached
+            .as_ref()
+            .and_then(|path| in_project(root, path))
+            .is_some_and(|path| walked.iter().any(|known| path.starts_with(known)));
+        if !covered {
+            notes.push(format!(
+                "`{rel}` sources `{target}`, which trust does not cover (keep a hook's helpers in its folder)"
+            ));
+        }
+    }
+    notes
 }
 
 /// `path` as a path under `root`: its physical place when that is in the project, else the

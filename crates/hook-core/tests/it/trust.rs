@@ -678,6 +678,27 @@ fn a_helper_next_to_the_script_and_the_makefile_are_covered() {
     assert!(held.iter().any(|u| u.reason.contains("`GNUmakefile` appeared")), "{held:?}");
 }
 
+/// A helper a script sources from outside the folders trust covers is shown as undetermined
+/// (the second red team's `$(dirname "$0")/../../scripts/lib.sh`); one in its own folder is not.
+#[test]
+fn a_helper_sourced_from_outside_the_scripts_folder_is_shown() {
+    let dir = TempDir::new();
+    dir.write(".hookwire/hooks.yaml", "pre_tool_execution:\n  - name: guard\n    command: .claude/hooks/guard.sh\n");
+    dir.write(
+        ".claude/hooks/guard.sh",
+        "#!/bin/sh\n. \"$(dirname \"$0\")/lib/ok.sh\"\nsource \"$(dirname \"$0\")/../../scripts/lib.sh\"\n. \"$HELPERS\"\n",
+    );
+    dir.write(".claude/hooks/lib/ok.sh", "");
+    dir.write("scripts/lib.sh", "");
+    let loaded =
+        load(&[ConfigSource::new(dir.join(".hookwire/hooks.yaml"), Level::Project)], Deadlines::default(), None);
+    let run = files_run(&loaded.specs[0], dir.path());
+    let notes = run.undetermined.join("\n");
+    assert!(notes.contains("../../scripts/lib.sh"), "{notes}");
+    assert!(notes.contains("$HELPERS"), "{notes}");
+    assert!(!notes.contains("lib/ok.sh"), "{notes}");
+}
+
 /// A guard whose files changed after the check refuses the tool call instead of failing open
 /// through its failure policy: an agent must not edit its guard away between two calls.
 #[tokio::test]
