@@ -322,12 +322,16 @@ fn main() -> ExitCode {
         // Hooks run in process groups of their own, so Ctrl-C does not reach them: on SIGINT,
         // SIGTERM or SIGHUP the command is dropped, which kills running bash hooks' groups, and
         // dropping the runtime below kills the process hooks' groups.
+        // `biased`, the signals first: their handlers are installed by the first poll, which
+        // must come before the command starts a hook (else a Ctrl-C right after the hook starts
+        // meets the default handler and kills hookwire, leaving the hook behind).
         tokio::select! {
-            code = command => code,
+            biased;
             signal = termination() => {
                 eprintln!("interrupted ({signal}): stopping the hooks");
                 128 + signal.number()
             }
+            code = command => code,
         }
     });
     drop(runtime);
