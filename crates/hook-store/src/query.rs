@@ -177,7 +177,7 @@ impl Reader {
             sql.push_str(" WHERE ");
             sql.push_str(&sql_conditions.join(" AND "));
         }
-        sql.push_str(if filter.after_id.is_some() { " ORDER BY id ASC" } else { " ORDER BY time_ms DESC, id DESC" });
+        sql.push_str(if filter.after_id.is_some() { " ORDER BY id ASC" } else { " ORDER BY id DESC" });
         if filter.limit > 0 {
             sql.push_str(&format!(" LIMIT {}", filter.limit));
         }

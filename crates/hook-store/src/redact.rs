@@ -7,55 +7,94 @@
 //! A detector replaces the secret, not its label: `OPENAI_API_KEY=sk-…` becomes
 //! `OPENAI_API_KEY=[REDACTED]`, so a reader still sees what was there.
 
-use std::{borrow::Cow, sync::LazyLock};
+use std::{
+    borrow::Cow,
+    sync::{LazyLock, OnceLock},
+};
 
 use regex::Regex;
 
 /// What replaces a secret.
 pub const MASK: &str = "[REDACTED]";
 
-/// One detector: its name (for a rules executor's messages) and its expression. The
-/// replacement keeps the groups named `keep` / `keep2` around the secret.
+/// One detector: its name (for a rules executor's messages), the literals one of which any
+/// match contains (ASCII, compared without case), and its expression, compiled the first time
+/// a text holds one of the literals: most texts hold none, and a process that records one fire
+/// then pays for no compilation at all. The replacement keeps the groups named `keep` /
+/// `keep2` around the secret.
 #[derive(Debug)]
 pub struct Detector {
     /// Short name: `openai_key`, `private_key`, ...
     pub name: &'static str,
-    /// The expression.
-    pub regex: Regex,
+    hints: &'static [&'static str],
+    pattern: &'static str,
+    regex: OnceLock<Option<Regex>>,
 }
 
-const PATTERNS: &[(&str, &str)] = &[
+impl Detector {
+    /// Whether `text` may hold this detector's secret: one of its literals is in it.
+    fn may_match(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        self.hints
+            .iter()
+            .any(|hint| bytes.windows(hint.len()).any(|window| window.eq_ignore_ascii_case(hint.as_bytes())))
+    }
+
+    /// The expression, compiled on first use (`None` if it does not compile, which a test
+    /// rules out).
+    pub fn regex(&self) -> Option<&Regex> {
+        self.regex.get_or_init(|| Regex::new(self.pattern).ok()).as_ref()
+    }
+
+    /// Whether `text` holds this detector's secret.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.may_match(text) && self.regex().is_some_and(|regex| regex.is_match(text))
+    }
+}
+
+type Pattern = (&'static str, &'static [&'static str], &'static str);
+
+const PATTERNS: &[Pattern] = &[
     (
         "private_key",
+        &["PRIVATE KEY"],
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
     ),
-    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{16,}"),
-    ("openai_key", r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-    ("bearer", r"(?i)(?P<keep>\bbearer\s+)[A-Za-z0-9._~+/=\-]{12,}"),
-    ("url_password", r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+(?P<keep2>@)"),
+    ("anthropic_key", &["sk-ant-"], r"\bsk-ant-[A-Za-z0-9_\-]{16,}"),
+    ("openai_key", &["sk-"], r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}"),
+    ("aws_access_key", &["AKIA", "ASIA"], r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    (
+        "github_token",
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
+    ),
+    ("slack_token", &["xox"], r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("google_api_key", &["AIza"], r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("jwt", &["eyJ"], r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("bearer", &["bearer"], r"(?P<keep>(?-u:\b)(?i-u:bearer)[ \t]+)[A-Za-z0-9._~+/=\-]{12,}"),
+    ("url_password", &["://"], r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+(?P<keep2>@)"),
     // `"password": "correct horse"`: the whole quoted value.
     (
         "assignment_quoted",
-        r#"(?i)(?P<keep>\b[A-Z0-9_\-]*(?:api[_\-]?key|secret|token|passw(?:or)?d|pwd)[A-Z0-9_\-]*["']?\s*[:=]\s*["'])[^"'\n]{4,}"#,
+        &ASSIGNMENT_HINTS,
+        r#"(?P<keep>(?-u:\b)[A-Za-z0-9_\-]*(?i-u:api[_\-]?key|secret|token|passw(?:or)?d|pwd)[A-Za-z0-9_\-]*["']?[ \t]*[:=][ \t]*["'])[^"'\n]{4,}"#,
     ),
     // `PASSWORD=hunter2`: up to the next blank or separator.
     (
         "assignment",
-        r#"(?i)(?P<keep>\b[A-Z0-9_\-]*(?:api[_\-]?key|secret|token|passw(?:or)?d|pwd)[A-Z0-9_\-]*["']?\s*[:=]\s*)[^\s"',;&]{4,}"#,
+        &ASSIGNMENT_HINTS,
+        r#"(?P<keep>(?-u:\b)[A-Za-z0-9_\-]*(?i-u:api[_\-]?key|secret|token|passw(?:or)?d|pwd)[A-Za-z0-9_\-]*["']?[ \t]*[:=][ \t]*)[^ \t\r\n"',;&]{4,}"#,
     ),
 ];
 
-/// The detectors, compiled once.
+const ASSIGNMENT_HINTS: [&str; 5] = ["key", "secret", "token", "passw", "pwd"];
+
+/// The detectors (each compiled when first needed).
 pub fn detectors() -> &'static [Detector] {
     static DETECTORS: LazyLock<Vec<Detector>> = LazyLock::new(|| {
         PATTERNS
             .iter()
-            .filter_map(|(name, pattern)| Regex::new(pattern).ok().map(|regex| Detector { name, regex }))
+            .map(|&(name, hints, pattern)| Detector { name, hints, pattern, regex: OnceLock::new() })
             .collect()
     });
     &DETECTORS
@@ -63,18 +102,18 @@ pub fn detectors() -> &'static [Detector] {
 
 /// The names of the detectors that find a secret in `text`.
 pub fn find(text: &str) -> Vec<&'static str> {
-    detectors().iter().filter(|d| d.regex.is_match(text)).map(|d| d.name).collect()
+    detectors().iter().filter(|d| d.is_match(text)).map(|d| d.name).collect()
 }
 
 /// `text` with every secret a detector finds replaced by [`MASK`]; borrowed when none is.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
     for detector in detectors() {
-        if !detector.regex.is_match(&out) {
+        if !detector.is_match(&out) {
             continue;
         }
-        let replaced = detector
-            .regex
+        let Some(regex) = detector.regex() else { continue };
+        let replaced = regex
             .replace_all(&out, |caps: &regex::Captures<'_>| {
                 let keep = caps.name("keep").map_or("", |m| m.as_str());
                 let keep2 = caps.name("keep2").map_or("", |m| m.as_str());
@@ -91,8 +130,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_pattern_compiles() {
+    fn every_pattern_compiles_and_its_hints_are_in_what_it_finds() {
         assert_eq!(detectors().len(), PATTERNS.len());
+        for detector in detectors() {
+            assert!(detector.regex().is_some(), "{} does not compile", detector.name);
+        }
     }
 
     #[test]

@@ -309,6 +309,8 @@ impl Writer {
     /// Writes `batch` in one transaction, retrying while another process holds the lock.
     fn write(&mut self, batch: &[Box<FireRecord>]) -> Result<(), String> {
         let started = Instant::now();
+        // Redacted before the transaction: the write lock is held for the inserts only.
+        let batch: Vec<Row<'_>> = batch.iter().map(|record| Row::of(record)).collect();
         let mut pause = Duration::from_millis(2);
         loop {
             if !self.ensure_open(started) {
@@ -316,7 +318,7 @@ impl Writer {
             }
             let Some(conn) = self.conn.as_mut() else { continue };
             let abandoned = &self.shared.abandoned;
-            match insert(conn, batch, abandoned) {
+            match insert(conn, &batch, abandoned) {
                 Ok(()) => return Ok(()),
                 Err(e) if is_busy(&e) && started.elapsed() < self.config.write_bound => {
                     if abandoned.load(Ordering::SeqCst) {
@@ -367,16 +369,41 @@ fn move_aside(path: &Path) {
     }
 }
 
-/// The summary kept of `input`: secrets masked, then cut to [`MAX_SUMMARY_CHARS`].
-fn summary(input: &str) -> String {
-    hook_core::head_chars(&redact(input), MAX_SUMMARY_CHARS)
+/// A record with its texts redacted and bounded, ready to insert.
+struct Row<'a> {
+    record: &'a FireRecord,
+    summary: Option<String>,
+    reason: Option<String>,
+    /// Per hook run: its stderr tail and error.
+    hooks: Vec<(Option<String>, Option<String>)>,
 }
 
+impl<'a> Row<'a> {
+    fn of(record: &'a FireRecord) -> Row<'a> {
+        Row {
+            record,
+            summary: redacted(record.input.as_deref(), MAX_SUMMARY_CHARS),
+            reason: redacted(record.reason.as_deref(), MAX_STDERR_CHARS),
+            hooks: record
+                .hooks
+                .iter()
+                .map(|hook| {
+                    (
+                        redacted(hook.stderr_tail.as_deref(), MAX_STDERR_CHARS),
+                        redacted(hook.error.as_deref(), MAX_STDERR_CHARS),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `text` with its secrets masked, then cut to `max` characters.
 fn redacted(text: Option<&str>, max: usize) -> Option<String> {
     text.map(|t| hook_core::head_chars(&redact(t), max))
 }
 
-fn insert(conn: &mut Connection, batch: &[Box<FireRecord>], abandoned: &AtomicBool) -> rusqlite::Result<()> {
+fn insert(conn: &mut Connection, batch: &[Row<'_>], abandoned: &AtomicBool) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     {
         let mut fire = tx.prepare(
@@ -387,7 +414,8 @@ fn insert(conn: &mut Connection, batch: &[Box<FireRecord>], abandoned: &AtomicBo
             "INSERT INTO hook_runs (fire_id, seq, hook_id, kind, source_file, source_line, outcome, decision, latency_us, \
              exit_code, stderr_tail, error, rule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
-        for record in batch {
+        for row in batch {
+            let record = row.record;
             fire.execute(params![
                 record.time_ms,
                 record.origin.as_str(),
@@ -396,15 +424,15 @@ fn insert(conn: &mut Connection, batch: &[Box<FireRecord>], abandoned: &AtomicBo
                 record.session,
                 record.event,
                 record.tool,
-                record.input.as_deref().map(summary),
+                row.summary,
                 record.decision,
                 record.verdict,
-                redacted(record.reason.as_deref(), MAX_STDERR_CHARS),
+                row.reason,
                 record.latency_us,
                 std::process::id(),
             ])?;
             let fire_id = tx.last_insert_rowid();
-            for (seq, hook) in record.hooks.iter().enumerate() {
+            for (seq, (hook, (stderr_tail, error))) in record.hooks.iter().zip(&row.hooks).enumerate() {
                 run.execute(params![
                     fire_id,
                     seq as i64,
@@ -416,8 +444,8 @@ fn insert(conn: &mut Connection, batch: &[Box<FireRecord>], abandoned: &AtomicBo
                     hook.decision,
                     hook.latency_us,
                     hook.exit_code,
-                    redacted(hook.stderr_tail.as_deref(), MAX_STDERR_CHARS),
-                    redacted(hook.error.as_deref(), MAX_STDERR_CHARS),
+                    stderr_tail,
+                    error,
                     hook.rule,
                 ])?;
             }
