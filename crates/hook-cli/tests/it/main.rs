@@ -13,5 +13,6 @@ mod install;
 mod published;
 mod real_agents;
 mod recursion;
+mod store;
 mod telemetry;
 mod trust;
