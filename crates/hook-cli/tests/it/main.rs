@@ -6,6 +6,7 @@ mod check;
 mod cli;
 mod common;
 mod daemon;
+mod dashboard;
 mod demo;
 mod first_run;
 mod hardening;
