@@ -629,6 +629,8 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
         streamed: Mutex::new(false),
     });
     watch(&mut session, shown.clone(), args.audit.clone());
+    let cwd = std::env::current_dir().ok().map(|dir| dir.display().to_string());
+    crate::record::watch_chat(&mut session, engine.clone(), cwd);
     if args.format == Format::Text
         && let Some(started) = session.start_event().filter(|s| args.all_events || !s.hooks.is_empty())
     {

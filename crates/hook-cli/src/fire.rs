@@ -280,8 +280,11 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
     };
     let engine = host.engine();
     let started = telemetry::started();
+    crate::record::start();
+    let clock = std::time::Instant::now();
     let outcome = engine.fire(event, &mut context).await;
     telemetry::record(started, &outcome, &context);
+    crate::record::fire(hook_store::Origin::Fire, engine, &outcome, &context, clock.elapsed(), None);
     if context.tool.is_none() && hook_core::capability(event).is_tool_event {
         // No hook ran, so the chain did not derive the view: `fire` shows it all the same.
         hook_core::agent::refresh_tool_view(&mut context);

@@ -305,8 +305,12 @@ pub(crate) async fn fire_bridge(
         context.cwd = Some(cwd.display().to_string());
     }
     let started = crate::telemetry::started();
+    // The store's writer thread opens the database while the hooks run.
+    crate::record::start();
+    let clock = std::time::Instant::now();
     let outcome = engine.fire(event, &mut context).await;
     crate::telemetry::record(started, &outcome, &context);
+    crate::record::bridge_fire(engine, &outcome, &context, clock.elapsed(), agent);
     let mut lines = String::new();
     for entry in &outcome.trace {
         if let Some(error) = &entry.error {

@@ -28,6 +28,8 @@ mod fire;
 mod held_back;
 mod hook;
 mod install;
+mod log;
+mod record;
 mod serve;
 mod session;
 mod stats;
@@ -35,6 +37,7 @@ mod telemetry;
 mod terminal;
 mod transcript;
 mod trust;
+mod ui;
 
 use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
 
@@ -88,14 +91,22 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
     Install(install::InstallArgs),
-    /// Read an audit log and print, per hook id, runs, outcomes and durations.
+    /// Per hook id: runs, errors, denies and latency percentiles, from the decision store
+    /// (docs/observability.md), or from an audit log when one is named.
     Stats {
-        /// The audit log (`--audit FILE` of `fire`).
-        file: PathBuf,
+        /// An audit log (`--audit FILE` of `fire`); without it, the decision store.
+        file: Option<PathBuf>,
         /// Output format: a table, or one JSON object.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        #[command(flatten)]
+        store: log::StoreArgs,
     },
+    /// The latest fires from the decision store, newest first (oldest first with --follow), with
+    /// each hook's run (docs/observability.md).
+    Log(log::LogArgs),
+    /// A local web dashboard of the decision store, live (docs/observability.md).
+    Ui(ui::UiArgs),
     /// Print a shell completion script: `hookwire completions bash > /etc/bash_completion.d/hookwire`.
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff): `hookwire man | man -l -`, or one subcommand's page.
@@ -284,11 +295,13 @@ fn main() -> ExitCode {
         }
     };
     if let Command::Serve(args) = cli.command {
+        record::set_daemon();
         // The daemon handles SIGINT, SIGTERM and SIGHUP itself: it removes its socket, then
         // takes its hooks down.
         let code = runtime.block_on(serve::run(args));
         drop(runtime);
         telemetry::shutdown();
+        record::flush_at_exit();
         // The daemon's hooks are down; what escaped their process groups goes with them.
         contain::kill_adopted();
         return ExitCode::from(code);
@@ -300,6 +313,7 @@ fn main() -> ExitCode {
         // A tool's blocking file read can outlive a cancelled turn: the exit does not wait on
         // it for more than a moment (dropping the runtime would, for ever).
         runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+        record::flush_at_exit();
         return ExitCode::from(code);
     }
     let code = runtime.block_on(async move {
@@ -312,7 +326,10 @@ fn main() -> ExitCode {
                 Command::Demo(args) => demo::run(args).await,
                 Command::Chat(args) => chat::run(args).await,
                 Command::Trust(args) => trust::run(args),
-                Command::Stats { file, format } => stats::run(&file, format),
+                Command::Stats { file: Some(file), format, .. } => stats::run(&file, format),
+                Command::Stats { file: None, format, store } => log::stats(&store, format),
+                Command::Log(args) => log::run(args).await,
+                Command::Ui(args) => ui::run(args).await,
                 Command::Completions(args) => completions::completions(&args),
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
@@ -337,6 +354,8 @@ fn main() -> ExitCode {
     drop(runtime);
     // Spans of `fire` and `hook` leave before the process does (at most 1 s).
     telemetry::shutdown();
+    // So do their decision-store rows (at most 200 ms), the bridge's answer being out already.
+    record::flush_at_exit();
     if code > 128 {
         // Interrupted: what left the hooks' process groups goes too.
         contain::kill_adopted();

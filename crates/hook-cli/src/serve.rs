@@ -496,8 +496,11 @@ impl Daemon {
                     return Err(error);
                 }
                 let started = crate::telemetry::started();
+                let clock = std::time::Instant::now();
                 let outcome = served.host.engine().fire(event, &mut context).await;
                 crate::telemetry::record(started, &outcome, &context);
+                let engine = served.host.engine();
+                crate::record::fire(hook_store::Origin::Serve, engine, &outcome, &context, clock.elapsed(), None);
                 Ok(fire::outcome_json(&outcome, &context))
             }
         }

@@ -4,12 +4,13 @@
 use std::{
     path::{Path, PathBuf},
     sync::Arc,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
-use hook_core::{Engine, HookSpec, config::ConfigSource, config::Untrusted};
+use hook_core::{Context, Engine, Event, FireOutcome, HookSpec, config::ConfigSource, config::Untrusted};
 use hook_llm::ChatModel;
 use hook_protocol::Agent;
+use hook_store::{FireRecord, FlushReport, Origin, Recorder, StoreConfig};
 
 use crate::{
     discover::{Locations, absolute},
@@ -32,6 +33,7 @@ pub struct HostBuilder {
     no_default_config: bool,
     skip_agent: Option<Agent>,
     command_project_dir: Option<Option<PathBuf>>,
+    decisions: Option<StoreConfig>,
 }
 
 impl HostBuilder {
@@ -127,6 +129,15 @@ impl HostBuilder {
         self
     }
 
+    /// Records every [`Host::fire`] in the decision store described by `config` (see
+    /// [`StoreConfig::from_env`] for the one the `hookwire` command uses): one row per fire and
+    /// per hook run, written by a thread of the store's own, never delaying a fire. Off unless
+    /// asked for.
+    pub fn decision_store(mut self, config: StoreConfig) -> Self {
+        self.decisions = Some(config);
+        self
+    }
+
     /// The host, with an engine that has every built-in executor and no hook yet: call
     /// [`Host::reload`] to read and mount the configuration.
     pub fn build(self) -> Host {
@@ -152,6 +163,7 @@ impl HostBuilder {
             no_default_config: self.no_default_config,
             skip_agent: self.skip_agent,
             state: tokio::sync::Mutex::new(State::default()),
+            recorder: self.decisions.map(Recorder::start),
         }
     }
 }
@@ -270,6 +282,7 @@ pub struct Host {
     no_default_config: bool,
     skip_agent: Option<Agent>,
     state: tokio::sync::Mutex<State>,
+    recorder: Option<Recorder>,
 }
 
 impl Host {
@@ -418,6 +431,25 @@ impl Host {
             }
         });
         Watcher { task }
+    }
+
+    /// Fires `event` through [`Host::engine`] over `context`, and records the fire in the
+    /// decision store when [`HostBuilder::decision_store`] asked for one (a non-blocking hand-off:
+    /// the outcome never waits on the store). Firing through the engine directly records nothing.
+    pub async fn fire(&self, event: Event, context: &mut Context) -> FireOutcome {
+        let started = Instant::now();
+        let outcome = self.engine.fire(event, context).await;
+        if let Some(recorder) = &self.recorder {
+            let hooks = if outcome.trace.is_empty() { Vec::new() } else { self.engine.hooks_for(event) };
+            recorder.record(FireRecord::from_outcome(Origin::Host, &outcome, context, &hooks, started.elapsed()));
+        }
+        outcome
+    }
+
+    /// Waits at most `deadline` for the recorded fires to be written (call it before the
+    /// process exits); what is left is counted as dropped. `None` without a decision store.
+    pub fn flush_decisions(&self, deadline: Duration) -> Option<FlushReport> {
+        self.recorder.as_ref().map(|recorder| recorder.flush(deadline))
     }
 
     /// Takes every hook down (process hooks get EOF, then SIGTERM, then SIGKILL).

@@ -2,6 +2,7 @@
 //! temporary projects, real `sh`, real Python process hooks.
 
 mod common;
+mod decisions;
 mod dialects;
 mod reload;
 mod trust;

@@ -1,0 +1,95 @@
+//! This process's part of the decision store (crates/hook-store, docs/observability.md): one
+//! recorder, started on the first fire, that every fire of `hook`, `serve`, `fire` and `chat`
+//! hands its record to without waiting; flushed with a short deadline as the process ends.
+//!
+//! `HOOKWIRE_STORE=off` switches it off: then nothing here starts a thread or opens a file.
+
+use std::{
+    sync::{
+        OnceLock,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use agent_loop::{Session, TurnEvent};
+use hook_core::{Context, Engine, FireOutcome};
+use hook_protocol::Agent;
+use hook_store::{FireRecord, Origin, Recorder, StoreConfig};
+
+/// How long a process that ends waits for its rows to be written. The bridge's answer is out
+/// by then; this bounds how much later its process exits when the database is locked.
+const EXIT_DEADLINE: Duration = Duration::from_millis(200);
+
+static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
+
+/// Set by `hookwire serve`: its bridge fires are the daemon's.
+static IS_DAEMON: AtomicBool = AtomicBool::new(false);
+
+/// Marks this process as the daemon.
+pub(crate) fn set_daemon() {
+    IS_DAEMON.store(true, Ordering::Relaxed);
+}
+
+/// The recorder, started (its thread opening the database) on first use; `None` when the
+/// store is off.
+pub(crate) fn start() -> Option<&'static Recorder> {
+    RECORDER.get_or_init(|| StoreConfig::from_env().map(Recorder::start)).as_ref()
+}
+
+/// Records a fire of `engine`: `outcome` over `context`, which took `latency`.
+pub(crate) fn fire(
+    origin: Origin,
+    engine: &Engine,
+    outcome: &FireOutcome,
+    context: &Context,
+    latency: Duration,
+    agent: Option<Agent>,
+) {
+    let Some(recorder) = start() else { return };
+    let hooks = if outcome.trace.is_empty() { Vec::new() } else { engine.hooks_for(outcome.event) };
+    let mut record = FireRecord::from_outcome(origin, outcome, context, &hooks, latency);
+    if let Some(agent) = agent {
+        record = record.agent(agent.as_str());
+    }
+    recorder.record(record);
+}
+
+/// Records a bridge fire: the daemon's, or this process's.
+pub(crate) fn bridge_fire(engine: &Engine, outcome: &FireOutcome, context: &Context, latency: Duration, agent: Agent) {
+    let origin = if IS_DAEMON.load(Ordering::Relaxed) { Origin::Daemon } else { Origin::Bridge };
+    fire(origin, engine, outcome, context, latency, Some(agent));
+}
+
+/// Records every event a chat session fires.
+pub(crate) fn watch_chat(session: &mut Session, engine: Engine, cwd: Option<String>) {
+    if start().is_none() {
+        return;
+    }
+    let session_id = session.id().to_owned();
+    session.on_event(Box::new(move |event: &TurnEvent| {
+        let TurnEvent::Fired(fired) = event else { return };
+        let outcome = FireOutcome {
+            decision: fired.decision,
+            reason: fired.reason.clone(),
+            trace: fired.hooks.clone(),
+            ..FireOutcome::empty(fired.event)
+        };
+        let context = Context {
+            session_id: Some(session_id.clone()),
+            cwd: cwd.clone(),
+            tool_name: fired.tool_name.clone(),
+            ..Context::default()
+        };
+        let latency = fired.hooks.iter().map(|h| h.duration).sum();
+        fire(Origin::Chat, &engine, &outcome, &context, latency, None);
+    }));
+}
+
+/// Waits (at most [`EXIT_DEADLINE`]) for this process's rows to be written; what is left is
+/// counted as dropped. Nothing to do when nothing was recorded.
+pub(crate) fn flush_at_exit() {
+    if let Some(Some(recorder)) = RECORDER.get() {
+        recorder.flush(EXIT_DEADLINE);
+    }
+}

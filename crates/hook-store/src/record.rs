@@ -1,0 +1,209 @@
+//! What one fire leaves in the store: a [`FireRecord`] with one [`HookRun`] per hook of its
+//! trace, built from the engine's [`FireOutcome`] by the caller (cheap: bounded copies, no
+//! redaction, which the writer thread does).
+
+use std::time::Duration;
+
+use hook_core::{Context, Decision, FireOutcome, HookError, HookSummary, TraceEntry, head_chars, tail_chars};
+
+/// The input summary's bound, in characters, after redaction.
+pub const MAX_SUMMARY_CHARS: usize = 1024;
+
+/// The stderr tail's (and error text's) bound, in characters.
+pub const MAX_STDERR_CHARS: usize = 2048;
+
+/// How much raw input the caller copies: enough that redaction sees a whole secret before the
+/// summary is cut to [`MAX_SUMMARY_CHARS`].
+const RAW_INPUT_CHARS: usize = 8192;
+
+/// Which hookwire command fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// `hookwire hook <agent>`, in its own process.
+    Bridge,
+    /// `hookwire hook <agent>` answered by the project's daemon.
+    Daemon,
+    /// `hookwire chat`.
+    Chat,
+    /// `hookwire fire`.
+    Fire,
+    /// The daemon's `fire` RPC, called by a program.
+    Serve,
+    /// An embedder's `hook_host::Host`.
+    Host,
+}
+
+impl Origin {
+    /// The name stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Bridge => "bridge",
+            Origin::Daemon => "daemon",
+            Origin::Chat => "chat",
+            Origin::Fire => "fire",
+            Origin::Serve => "serve",
+            Origin::Host => "host",
+        }
+    }
+}
+
+/// One hook's run in a fire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookRun {
+    /// The hook's id (`project:guard:pre_tool_execution`).
+    pub hook_id: String,
+    /// Its executor kind (`bash`, `process`, `claude-command`, ...), when known.
+    pub kind: Option<String>,
+    /// The configuration file that declared it.
+    pub source_file: Option<String>,
+    /// The line in that file.
+    pub source_line: Option<i64>,
+    /// How its run ended (`ok`, `no_change`, `filtered`, `timed_out`, ...).
+    pub outcome: String,
+    /// The action it returned that took effect (`deny_tool`, `stop`, ...).
+    pub decision: Option<String>,
+    /// Time spent, retries included.
+    pub latency_us: i64,
+    /// Its exit code, when it was a process that exited with an error.
+    pub exit_code: Option<i64>,
+    /// The last lines of its stderr, when it failed (bounded).
+    pub stderr_tail: Option<String>,
+    /// Its error, or why it was filtered out (bounded).
+    pub error: Option<String>,
+    /// The rule that decided, for rule hooks.
+    pub rule: Option<String>,
+}
+
+/// One fire, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FireRecord {
+    /// When it ended, milliseconds since the Unix epoch.
+    pub time_ms: i64,
+    /// Which command fired.
+    pub origin: Origin,
+    /// The agent (`claude`, `gemini`, `codex`), for bridge calls.
+    pub agent: Option<String>,
+    /// The project directory.
+    pub project: Option<String>,
+    /// The session id.
+    pub session: Option<String>,
+    /// The event (`pre_tool_execution`, ...).
+    pub event: String,
+    /// The tool, for tool events.
+    pub tool: Option<String>,
+    /// The start of the input (tool arguments, prompt), not yet redacted: the writer redacts
+    /// and bounds it to [`MAX_SUMMARY_CHARS`].
+    pub input: Option<String>,
+    /// The engine's combined decision (`deny_tool`, `continue`, ...).
+    pub decision: String,
+    /// The decision as a person names it: `deny`, `ask`, `allow`, `defer`, `continue`, or the
+    /// engine's name for the others (`stop`, `abort_turn`, ...).
+    pub verdict: String,
+    /// Why, when a hook said.
+    pub reason: Option<String>,
+    /// The whole fire's duration.
+    pub latency_us: i64,
+    /// One entry per hook of the trace, in run order.
+    pub hooks: Vec<HookRun>,
+}
+
+/// `deny`, `ask`, `allow`, ... (see [`FireRecord::verdict`]).
+pub(crate) fn verdict(outcome: &FireOutcome) -> String {
+    match outcome.decision {
+        Decision::DenyTool | Decision::Denied => "deny".to_owned(),
+        Decision::Continue | Decision::Approved => match outcome.permission {
+            Some(permission) => permission.as_str().to_owned(),
+            None => outcome.decision.as_str().to_owned(),
+        },
+        other => other.as_str().to_owned(),
+    }
+}
+
+fn micros(duration: Duration) -> i64 {
+    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+}
+
+impl HookRun {
+    /// The run of `entry`, with its kind and source from `summary` when there is one.
+    pub fn from_trace(entry: &TraceEntry, summary: Option<&HookSummary>) -> HookRun {
+        let (exit_code, stderr_tail) = match &entry.error {
+            Some(HookError::ProcessExited { status, stderr_tail }) => (
+                status.strip_prefix("exit code ").and_then(|n| n.trim().parse().ok()),
+                (!stderr_tail.is_empty()).then(|| tail_chars(stderr_tail, MAX_STDERR_CHARS)),
+            ),
+            _ => (None, None),
+        };
+        let error = entry
+            .error
+            .as_ref()
+            .map(|e| head_chars(&e.to_string(), MAX_STDERR_CHARS))
+            .or_else(|| entry.reason.as_ref().map(|r| head_chars(r, MAX_STDERR_CHARS)));
+        let source = summary.and_then(|s| s.source.as_ref());
+        let kind = summary.map(|s| s.kind.as_str().to_owned());
+        HookRun {
+            hook_id: entry.id.as_str().to_owned(),
+            rule: kind.as_deref().filter(|k| *k == "rule").map(|_| entry.id.as_str().to_owned()),
+            kind,
+            source_file: source.map(|s| s.file.display().to_string()),
+            source_line: source.and_then(|s| s.line).and_then(|l| i64::try_from(l).ok()),
+            outcome: entry.outcome.as_str().to_owned(),
+            decision: entry.action.map(|a| a.as_str().to_owned()),
+            latency_us: micros(entry.duration),
+            exit_code,
+            stderr_tail,
+            error,
+        }
+    }
+}
+
+impl FireRecord {
+    /// The record of `outcome`, fired over `context` (as the hooks left it) in `latency`;
+    /// `hooks` are the engine's hooks of the event ([`hook_core::Engine::hooks_for`]), for each
+    /// run's kind and source.
+    pub fn from_outcome(
+        origin: Origin,
+        outcome: &FireOutcome,
+        context: &Context,
+        hooks: &[HookSummary],
+        latency: Duration,
+    ) -> FireRecord {
+        let input = context
+            .tool_arguments
+            .as_deref()
+            .or(context.user_input.as_deref())
+            .or(context.assistant_output.as_deref())
+            .map(|text| head_chars(text, RAW_INPUT_CHARS));
+        FireRecord {
+            time_ms: crate::now_ms(),
+            origin,
+            agent: None,
+            project: context.cwd.clone(),
+            session: context.session_id.clone(),
+            event: outcome.event.as_str().to_owned(),
+            tool: context.tool_name.clone(),
+            input,
+            decision: outcome.decision.as_str().to_owned(),
+            verdict: verdict(outcome),
+            reason: outcome.reason.as_ref().map(|r| head_chars(r, MAX_STDERR_CHARS)),
+            latency_us: micros(latency),
+            hooks: outcome
+                .trace
+                .iter()
+                .map(|entry| HookRun::from_trace(entry, hooks.iter().find(|h| h.id == entry.id)))
+                .collect(),
+        }
+    }
+
+    /// With the agent that called.
+    pub fn agent(mut self, agent: impl Into<String>) -> FireRecord {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// With the project directory (instead of the context's working directory).
+    pub fn project(mut self, project: impl Into<String>) -> FireRecord {
+        self.project = Some(project.into());
+        self
+    }
+}
