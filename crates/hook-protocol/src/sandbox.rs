@@ -118,6 +118,13 @@ impl SandboxPolicy {
         SandboxPolicy { write_defaults: WriteDefaults::Project, ..SandboxPolicy::default() }
     }
 
+    /// The policy of a hook in a project trusted only sandboxed: its own policy (or the default
+    /// one) with the mode raised to `required`, so neither `off` nor `best-effort` lets it run
+    /// unconfined.
+    pub fn required(declared: Option<SandboxPolicy>) -> Self {
+        SandboxPolicy { mode: SandboxMode::Required, ..declared.unwrap_or_default() }
+    }
+
     /// Whether the hook is confined at all.
     pub fn is_on(&self) -> bool {
         self.mode != SandboxMode::Off
@@ -155,9 +162,10 @@ impl SandboxPolicy {
     }
 }
 
-/// The map form, read field by field so an error names the field.
+/// A sandbox written as a map (read field by field, so an error names the field).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "SandboxPolicyMap")]
 struct PolicyWire {
     /// `required` (default), `best-effort` or `off`.
     #[serde(default)]
