@@ -14,7 +14,7 @@ use std::{
     fmt, fs, io,
     path::{Path, PathBuf},
     process::Stdio,
-    sync::{Arc, OnceLock},
+    sync::{Arc, OnceLock, atomic::AtomicBool},
     time::Instant,
 };
 
@@ -25,7 +25,7 @@ use hook_core::{
     agent::{AgentGate, CommandRun, async_answer, input_line_of, read_command, spill::spill_long_texts},
     head_chars,
 };
-use hook_protocol::Agent;
+use hook_protocol::{Agent, config::SandboxPolicy};
 use tokio::process::Command;
 
 use crate::{
@@ -184,6 +184,8 @@ impl AgentCommandFactory {
             env,
             work_dir: spec.work_dir.clone(),
             shared: Arc::clone(&self.shared),
+            sandbox: spec.effective_sandbox(),
+            sandbox_warned: AtomicBool::new(false),
         };
         Ok((hook, gate))
     }
@@ -218,6 +220,10 @@ pub struct AgentCommandHook {
     /// hashed the scripts against.
     work_dir: Option<PathBuf>,
     shared: Arc<Shared>,
+    /// The sandbox its processes run under (docs/sandbox.md).
+    sandbox: Option<SandboxPolicy>,
+    /// Whether the sandbox's shortfall (best-effort on an older kernel) was logged.
+    sandbox_warned: AtomicBool,
 }
 
 impl fmt::Debug for AgentCommandHook {
@@ -431,6 +437,26 @@ impl AgentCommandHook {
         tracing::trace!(hook = %self.name, event = %event, "agent command environment set");
     }
 
+    /// Applies the hook's sandbox: the places this run writes (the plugin's data directory,
+    /// `CLAUDE_ENV_FILE`) are added to what it may write.
+    fn confine(&self, command: &mut Command, places: &Places) -> Result<(), HookError> {
+        let Some(policy) = &self.sandbox else { return Ok(()) };
+        let mut policy = policy.clone();
+        let own = places.plugin.iter().map(|(_, data)| data).chain(&places.env_file);
+        policy.write.extend(own.map(|path| path.display().to_string()));
+        let program = match &self.def.handler.args {
+            Some(_) => PathBuf::from(substitute(&self.command, &self.placeholders(places, ""), false)),
+            None => PathBuf::from(agent_shell(self.def.agent)),
+        };
+        let project = places.work_dir.as_deref();
+        crate::sandbox::apply(command, Some(&policy), &self.name, project, &program, &self.sandbox_warned).map_err(
+            |message| HookError::SpawnFailed {
+                command: head_chars(&self.command, 200),
+                message: format!("{}: {message}", self.who()),
+            },
+        )
+    }
+
     fn spawn_failed(&self, error: &io::Error, places: &Places) -> HookError {
         let who = self.who();
         match &self.def.handler.args {
@@ -517,8 +543,9 @@ impl Hook for AgentCommandHook {
         let payload = input.serialized(stdin_key(agent), move |event, context| input_line_of(agent, event, context));
         let places = self.places(event, context)?;
 
-        let mut child =
-            self.command_for(event, context, &places).spawn().map_err(|error| self.spawn_failed(&error, &places))?;
+        let mut command = self.command_for(event, context, &places);
+        self.confine(&mut command, &places)?;
+        let mut child = command.spawn().map_err(|error| self.spawn_failed(&error, &places))?;
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             drop(ProcessGroup::new(child));

@@ -53,6 +53,7 @@ impl BashFactory {
             work_dir: spec.work_dir.clone(),
             env: spec.env.clone(),
             scrub_env: self.options.scrub_env || spec.level == Level::Session,
+            sandbox: spec.effective_sandbox().or_else(|| self.options.sandbox.clone()),
             ..self.options.clone()
         };
         Ok(BashHook::new(command, options))

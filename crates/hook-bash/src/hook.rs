@@ -1,9 +1,17 @@
 //! `BashHook`: one `sh -c "<command>"` per event, bounded in time and in output.
 
-use std::{collections::BTreeMap, fmt, io, path::PathBuf, process::Stdio, time::Instant};
+use std::{
+    collections::BTreeMap,
+    fmt, io,
+    path::{Path, PathBuf},
+    process::Stdio,
+    sync::atomic::AtomicBool,
+    time::Instant,
+};
 
 use async_trait::async_trait;
 use hook_core::{Hook, HookError, HookInput, HookOutput, head_chars, tail_chars};
+use hook_protocol::config::SandboxPolicy;
 use tokio::process::{Child, Command};
 
 use crate::{
@@ -34,6 +42,9 @@ pub struct BashOptions {
     pub max_stdout_bytes: usize,
     /// More stderr than this fails the run and kills the hook (default 64 KiB).
     pub max_stderr_bytes: usize,
+    /// The sandbox the shell and everything it starts run under (docs/sandbox.md); `None`:
+    /// unconfined.
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 impl Default for BashOptions {
@@ -46,6 +57,7 @@ impl Default for BashOptions {
             scrub_env: false,
             max_stdout_bytes: DEFAULT_MAX_STDOUT_BYTES,
             max_stderr_bytes: DEFAULT_MAX_STDERR_BYTES,
+            sandbox: None,
         }
     }
 }
@@ -60,6 +72,8 @@ pub struct BashHook {
     command: String,
     name: String,
     options: BashOptions,
+    /// Whether the sandbox's shortfall (best-effort on an older kernel) was logged.
+    sandbox_warned: AtomicBool,
 }
 
 impl fmt::Debug for BashHook {
@@ -73,7 +87,7 @@ impl BashHook {
     pub fn new(command: impl Into<String>, options: BashOptions) -> Self {
         let command = command.into();
         let name = if options.name.is_empty() { head_chars(command.trim(), 40) } else { options.name.clone() };
-        BashHook { command, name, options }
+        BashHook { command, name, options, sandbox_warned: AtomicBool::new(false) }
     }
 
     /// The command run with `sh -c`.
@@ -103,6 +117,18 @@ impl BashHook {
             is_scrubbed: self.options.scrub_env,
         }
         .apply(&mut command);
+        crate::sandbox::apply(
+            &mut command,
+            self.options.sandbox.as_ref(),
+            &self.name,
+            work_dir.set.as_deref(),
+            Path::new(shell()),
+            &self.sandbox_warned,
+        )
+        .map_err(|message| HookError::SpawnFailed {
+            command: head_chars(&self.command, 200),
+            message: format!("{}: {message}", Speaker { name: &self.name, event: input.event }),
+        })?;
         command.spawn().map_err(|error| self.spawn_failed(&error, input, work_dir))
     }
 

@@ -114,6 +114,7 @@ mod limits;
 mod output;
 mod process_group;
 mod run;
+mod sandbox;
 
 pub use agent::{
     AgentCommandFactory, AgentCommandHook, AgentCommandOptions, DEFAULT_AGENT_MAX_STDERR_BYTES,

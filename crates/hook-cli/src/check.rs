@@ -46,10 +46,57 @@ fn describe(spec: &HookSpec, event: Event) -> Value {
                 json!(format!("hookwire does not run `{}` hooks: it reports a failure, never a pass", spec.kind));
         }
     }
+    if let Some(policy) = sandbox_of(spec) {
+        let plan = hook_sandbox::plan(&policy);
+        line["sandbox"] = json!({"policy": policy.summary(), "abi": plan.abi, "not_enforced": plan.missing});
+    }
     if !agent_loop::FIRED_EVENTS.contains(&event) {
         line["never_fired"] = json!("hookwire's own agent never fires this event; it runs through `hookwire hook`");
     }
     line
+}
+
+/// The sandbox `spec`'s processes run under, for the kinds that start processes.
+fn sandbox_of(spec: &HookSpec) -> Option<hook_protocol::config::SandboxPolicy> {
+    ["bash", "command", "process"].contains(&spec.kind.as_str()).then(|| spec.effective_sandbox()).flatten()
+}
+
+/// A warning for each sandboxed hook the kernel cannot fully confine (`best-effort`), an error
+/// for each that will not run (`required`).
+fn sandbox_diagnostics(specs: &[HookSpec], errors: &mut Vec<Value>, warnings: &mut Vec<Value>) {
+    use hook_protocol::config::SandboxMode;
+    for spec in specs {
+        let Some(policy) = sandbox_of(spec) else { continue };
+        let plan = hook_sandbox::plan(&policy);
+        if plan.missing.is_empty() {
+            continue;
+        }
+        let support = hook_sandbox::support().describe();
+        let (message, into) = if policy.mode == SandboxMode::Required
+            && plan.missing.iter().any(|what| !what.starts_with("signal"))
+        {
+            let message = format!(
+                "`sandbox: required` cannot be enforced here ({support}; missing: {}): the hook will not run; use a                  kernel with Landlock ABI {} or later, or `sandbox: best-effort`",
+                plan.missing.join(", "),
+                hook_sandbox::REQUIRED_NET_ABI
+            );
+            (message, &mut *errors)
+        } else {
+            (
+                format!("sandbox runs with {support}, which does not enforce: {}", plan.missing.join(", ")),
+                &mut *warnings,
+            )
+        };
+        let text = format!("{}: hook `{}`: {message}", spec.source, spec.name);
+        into.push(diagnostic(
+            Some(&spec.source.file),
+            spec.source.line,
+            spec.source.column,
+            Some(&spec.name),
+            &message,
+            text,
+        ));
+    }
 }
 
 /// `tool_matcher=Bash|Shell model_prefix=gpt-4`, or `-` for none.
@@ -194,6 +241,7 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
             .iter()
             .map(|w| diagnostic(Some(&w.file), w.line, w.column, w.hook.as_deref(), &w.message, w.to_string())),
     );
+    sandbox_diagnostics(&loaded.specs, &mut errors, &mut warnings);
     let untrusted = loaded
         .untrusted
         .iter()
@@ -224,6 +272,12 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
         searched: searched(args, &cwd, &sources, agent),
         held_back,
     }
+}
+
+/// What the kernel offers for sandboxes, for `check --format json`.
+fn support_json() -> Value {
+    let support = hook_sandbox::support();
+    json!({"landlock_abi": support.abi, "kernel_abi": support.kernel_abi, "text": support.describe()})
 }
 
 /// Every place configuration is looked for, whether it exists, and at which level; for
@@ -299,6 +353,11 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
                 "errors": checked.errors,
                 "searched": checked.searched,
             });
+            // Only with a sandboxed hook: what the kernel offers differs from machine to machine.
+            let mut out = out;
+            if checked.specs.iter().any(|spec| sandbox_of(spec).is_some()) {
+                out["sandbox_support"] = support_json();
+            }
             outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         Format::Text => {
@@ -322,10 +381,13 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
             for (event, hooks) in &events {
                 outln!("{event}");
                 for (idx, hook) in hooks.iter().enumerate() {
-                    let notes: String = ["unsupported", "never_fired"]
+                    let mut notes: String = ["unsupported", "never_fired"]
                         .iter()
                         .filter_map(|key| hook[*key].as_str().map(|note| format!("\n       note: {note}")))
                         .collect();
+                    if let Some(policy) = hook["sandbox"]["policy"].as_str() {
+                        notes.push_str(&format!("\n       sandbox: {}", terminal::safe(policy)));
+                    }
                     outln!(
                         "  {}. {}  kind={} filter={} timeout={} retry={} on_error={}{}  ({}){notes}",
                         idx + 1,
@@ -339,6 +401,9 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
                         hook["source"].as_str().unwrap_or_default(),
                     );
                 }
+            }
+            if checked.specs.iter().any(|spec| sandbox_of(spec).is_some()) {
+                outln!("sandbox: {}", hook_sandbox::support().describe());
             }
             for warning in &checked.warnings {
                 outln!("warning: {}", terminal::safe(&text_of(warning)));

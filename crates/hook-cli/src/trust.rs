@@ -9,8 +9,9 @@ use std::{
 use clap::Args;
 use hook_core::{
     HookDefinition, HookId, HookSpec,
-    trust::{FileTrustStore, ProjectReport, TrustStore, review},
+    trust::{FileTrustStore, ProjectReport, TrustRecord, TrustStore, review},
 };
+use hook_protocol::config::SandboxPolicy;
 
 use crate::{Format, discover};
 
@@ -26,6 +27,11 @@ pub(crate) struct TrustArgs {
     /// when there is none: read the listing first.
     #[arg(long, short = 'y')]
     yes: bool,
+    /// Trust the project only sandboxed: every hook of it, of every dialect, runs with
+    /// `sandbox: required` (its own policy, else the default: write the project, temp and
+    /// scratch directories, no network); where Landlock cannot enforce that, the hook fails.
+    #[arg(long, conflicts_with_all = ["list", "revoke"])]
+    sandboxed: bool,
     /// The project directory (default: the nearest directory with `.hookwire/`, `.jcli/` or an
     /// agent's settings file such as `.claude/settings.json`).
     dir: Option<PathBuf>,
@@ -38,7 +44,12 @@ pub(crate) struct TrustArgs {
 fn record_json(record: &hook_core::trust::TrustRecord) -> serde_json::Value {
     let files: serde_json::Map<String, serde_json::Value> =
         record.files.iter().map(|(file, hash)| (file.display().to_string(), hash.clone().into())).collect();
-    serde_json::json!({"root": record.root.display().to_string(), "trusted_at": record.trusted_at, "files": files})
+    serde_json::json!({
+        "root": record.root.display().to_string(),
+        "trusted_at": record.trusted_at,
+        "sandboxed": record.sandboxed,
+        "files": files,
+    })
 }
 
 pub(crate) fn run(args: TrustArgs) -> u8 {
@@ -60,7 +71,8 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
             return 0;
         }
         for record in records {
-            outln!("{}  (trusted {})", record.root.display(), record.trusted_at);
+            let only = if record.sandboxed { ", only sandboxed" } else { "" };
+            outln!("{}  (trusted {}{only})", record.root.display(), record.trusted_at);
             for (file, hash) in &record.files {
                 outln!("  {hash}  {}", file.display());
             }
@@ -112,7 +124,7 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
         }
     };
     if args.format == Format::Json {
-        let record = report.record();
+        let record = TrustRecord { sandboxed: args.sandboxed, ..report.record() };
         let mut out = record_json(&record);
         out["recorded"] = args.yes.into();
         if args.yes
@@ -124,7 +136,7 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
         outln!("{out}");
         return if args.yes { 0 } else { 1 };
     }
-    show(&report);
+    show(&report, args.sandboxed);
     if !args.yes {
         match ask(&report.root) {
             Answer::Yes => {}
@@ -141,9 +153,10 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
             }
         }
     }
-    match store.put(report.record()) {
+    match store.put(TrustRecord { sandboxed: args.sandboxed, ..report.record() }) {
         Ok(()) => {
-            outln!("trusted: these hooks will run until one of these files changes");
+            let how = if args.sandboxed { " sandboxed" } else { "" };
+            outln!("trusted: these hooks will run{how} until one of these files changes");
             0
         }
         Err(e) => {
@@ -155,7 +168,7 @@ pub(crate) fn run(args: TrustArgs) -> u8 {
 
 /// The listing: each hook with its command, the files it runs and their hashes, what cannot
 /// be told; then every file of the record.
-fn show(report: &ProjectReport) {
+fn show(report: &ProjectReport, sandboxed: bool) {
     let root = &report.root;
     let relative = |path: &Path| path.strip_prefix(root).unwrap_or(path).display().to_string();
     outln!("project {}", root.display());
@@ -178,6 +191,15 @@ fn show(report: &ProjectReport) {
             for line in lines {
                 outln!("      {line}");
             }
+        }
+        let sandbox = match spec.sandbox.clone() {
+            _ if sandboxed => Some(SandboxPolicy::required(spec.sandbox.clone())),
+            Some(policy) if policy.is_on() => Some(policy),
+            _ => None,
+        };
+        match sandbox {
+            Some(policy) => outln!("    sandbox: {}", policy.summary()),
+            None => outln!("    sandbox: off (runs with your permissions)"),
         }
         for file in &hook.files.files {
             outln!("    runs {}  {}", report.value_of(file).unwrap_or("?"), relative(file));

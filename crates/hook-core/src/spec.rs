@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use hook_protocol::{
     Agent, Event,
     agent_config::AgentHandler,
-    config::{BuiltinDef, HookDef, HookFilter, OnError, ProcessDef},
+    config::{BuiltinDef, HookDef, HookFilter, OnError, ProcessDef, SandboxPolicy},
 };
 
 use crate::{BuildError, Gate, Hook, Observer};
@@ -303,6 +303,9 @@ pub struct HookSpec {
     /// For a trusted project hook: what was trusted, re-verified before each run (see
     /// [`crate::trust::TrustGuard`]).
     pub trust: Option<crate::trust::TrustGuard>,
+    /// What the hook's processes may reach (docs/sandbox.md): its own `sandbox:`, else its
+    /// level's default; `None`: unconfined. Applied by the executors that start processes.
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 /// What a factory built for one spec.
@@ -393,6 +396,17 @@ impl HookSpec {
         self.on_error.unwrap_or_else(|| default_on_error(event))
     }
 
+    /// The sandbox the hook's processes run under: its own (or its level's default, which the
+    /// loader filled in); a session-level hook (registered by the model) always runs confined,
+    /// at least as [`SandboxPolicy::model_registered`], whatever its definition says.
+    pub fn effective_sandbox(&self) -> Option<SandboxPolicy> {
+        match &self.sandbox {
+            _ if self.level == Level::Session => Some(SandboxPolicy::model_registered()),
+            Some(policy) if policy.is_on() => Some(policy.clone()),
+            _ => None,
+        }
+    }
+
     /// Extra attempts after a failure: the configured `retry`, else `factory`'s default.
     pub fn effective_retry(&self, factory: Option<&dyn HookFactory>) -> u32 {
         self.retry.unwrap_or_else(|| factory.map_or(0, |f| f.default_retry()))
@@ -435,6 +449,7 @@ impl HookSpec {
             session: None,
             work_dir: None,
             trust: None,
+            sandbox: None,
         }
     }
 }

@@ -35,6 +35,7 @@ pub use files::{FilesRun, files_run, undetermined};
 pub use guard::{TrustGuard, TrustViolation, guarded};
 use hook_protocol::{
     Agent,
+    config::SandboxPolicy,
     trust::{TRUST_FILE_VERSION, TrustFile, TrustFileRecord, TrustFileVersion},
 };
 
@@ -54,6 +55,8 @@ pub struct TrustRecord {
     pub files: BTreeMap<PathBuf, String>,
     /// When it was trusted, UTC, e.g. `2026-11-25T23:10:44Z`.
     pub trusted_at: String,
+    /// Trusted only sandboxed: every hook of the project runs with `sandbox: required`.
+    pub sandboxed: bool,
 }
 
 /// Reading or writing the trust store failed.
@@ -227,6 +230,7 @@ fn record_to_file(record: &TrustRecord) -> TrustFileRecord {
         root: record.root.to_string_lossy().into_owned(),
         trusted_at: record.trusted_at.clone(),
         files: record.files.iter().map(|(path, hash)| (path.to_string_lossy().into_owned(), hash.clone())).collect(),
+        sandboxed: record.sandboxed,
     }
 }
 
@@ -235,6 +239,7 @@ fn record_from_file(record: TrustFileRecord) -> TrustRecord {
         root: PathBuf::from(record.root),
         files: record.files.into_iter().map(|(path, hash)| (PathBuf::from(path), hash)).collect(),
         trusted_at: record.trusted_at,
+        sandboxed: record.sandboxed,
     }
 }
 
@@ -443,6 +448,9 @@ fn check(files: &mut [FileLoad], scope: &TrustCheck<'_>) -> Vec<Untrusted> {
                         for file in files.iter_mut().filter(|file| in_root(file)) {
                             for spec in file.specs_mut() {
                                 spec.trust = Some(guard.clone());
+                                if record.sandboxed {
+                                    spec.sandbox = Some(SandboxPolicy::required(spec.sandbox.take()));
+                                }
                             }
                         }
                         None
@@ -534,7 +542,12 @@ pub struct ProjectReport {
 impl ProjectReport {
     /// The record to store, trusted now.
     pub fn record(&self) -> TrustRecord {
-        TrustRecord { root: self.root.clone(), files: self.files.clone(), trusted_at: format_utc(SystemTime::now()) }
+        TrustRecord {
+            root: self.root.clone(),
+            files: self.files.clone(),
+            trusted_at: format_utc(SystemTime::now()),
+            sandboxed: false,
+        }
     }
 
     /// The record value (hash) of `path`, a file of [`FilesRun::files`] or [`FilesRun::absent`].

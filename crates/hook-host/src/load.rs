@@ -110,8 +110,15 @@ pub fn load_scoped(sources: &[ConfigSource], trust: &TrustPolicy, scope: &Scope)
         TrustPolicy::Untrusted => check(&NoTrustRecords),
         TrustPolicy::Trusted => config::load(sources, Deadlines::default(), None),
     };
+    let mut loaded = loaded;
     let kinds = factories::kinds();
-    let errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
+    let mut errors: Vec<String> = loaded.errors.iter().map(ConfigError::to_string).collect();
+    // The level defaults only fill in specs that declare no sandbox, so the `required` that a
+    // project trusted with `--sandboxed` got while loading stays.
+    match config::SandboxDefaults::from_env() {
+        Ok(defaults) => defaults.apply(&mut loaded.specs),
+        Err(error) => errors.push(error.to_string()),
+    }
     let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
     let mut specs = Vec::with_capacity(loaded.specs.len());
     for spec in loaded.specs {

@@ -53,6 +53,7 @@ fn spec(command: String) -> HookSpec {
         respond_tools: None,
         timeout_ms: None,
         on_error: None,
+        sandbox: None,
     };
     HookSpec::new("echo", Level::User, "process", [Event::PreToolExecution], HookDefinition::Process(def))
 }

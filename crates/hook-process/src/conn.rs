@@ -59,6 +59,36 @@ pub(crate) struct SpawnConfig {
     pub(crate) env: BTreeMap<String, String>,
     /// Limits and grace periods.
     pub(crate) options: ProcessOptions,
+    /// The sandbox the process and its children run under (docs/sandbox.md).
+    pub(crate) sandbox: Option<hook_protocol::config::SandboxPolicy>,
+}
+
+/// Confines the process hook's `command` by `policy`: its working directory is its project
+/// directory. `required` on a kernel that cannot enforce it fails the start, naming the hook.
+fn confine(
+    command: &mut Command,
+    policy: &hook_protocol::config::SandboxPolicy,
+    config: &SpawnConfig,
+    program: &str,
+) -> Result<(), HookError> {
+    let places = hook_sandbox::Places {
+        project: config.dir.clone().or_else(|| std::env::current_dir().ok()),
+        scratch: hook_sandbox::scratch_dir(&config.name),
+        program: Some(PathBuf::from(program)),
+    };
+    match hook_sandbox::confine(command.as_std_mut(), policy, &places, &config.name) {
+        Ok(Some(applied)) if !applied.missing.is_empty() => {
+            tracing::warn!(
+                hook = %config.name,
+                abi = applied.abi,
+                missing = %applied.missing.join(", "),
+                "process hook runs with `sandbox: best-effort`, and this kernel does not enforce all of it"
+            );
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(error) => Err(HookError::SpawnFailed { command: config.command.join(" "), message: error.to_string() }),
+    }
 }
 
 /// What came back for one request.
@@ -205,6 +235,9 @@ impl Conn {
             .kill_on_drop(true);
         if let Some(dir) = &config.dir {
             command.current_dir(dir);
+        }
+        if let Some(policy) = &config.sandbox {
+            confine(&mut command, policy, config, program)?;
         }
         let mut child = command.spawn().map_err(|e| HookError::SpawnFailed {
             command: config.command.join(" "),

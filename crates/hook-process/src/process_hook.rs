@@ -182,7 +182,7 @@ impl ProcessHook {
         let mut env = spec.env.clone();
         env.extend(def.env.clone().unwrap_or_default());
         let (dir, command) = resolve(spec.work_dir.as_deref(), def.dir.as_deref(), &def.command);
-        let config = SpawnConfig { name: name.clone(), command, dir, env, options };
+        let config = SpawnConfig { name: name.clone(), command, dir, env, options, sandbox: spec.effective_sandbox() };
         let offered = mapping::modes_for(&spec.events, observes);
         let hello = serde_json::to_vec(&HelloParams {
             name: spec.name.clone(),

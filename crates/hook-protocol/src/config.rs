@@ -16,6 +16,7 @@ use serde::{
 };
 use serde_json::Value;
 
+pub use crate::sandbox::{NetworkPolicy, PathSet, SandboxMode, SandboxPolicy, WriteDefaults};
 use crate::{Event, picoclaw::OBSERVER_KINDS};
 
 /// j-cli's `hooks.yaml`: event name → hooks in chain order. Also hookwire's own format.
@@ -219,6 +220,9 @@ pub struct HookDef {
     /// Environment variables added for the hook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<BTreeMap<String, String>>,
+    /// hookwire: what the hook may reach (docs/sandbox.md); absent: the level's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -252,6 +256,8 @@ struct HookDefWire {
     enabled: Option<bool>,
     #[serde(default)]
     env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    sandbox: Option<SandboxPolicy>,
 }
 
 /// Reads an event list, skipping `""` entries as PicoClaw does; a bad name is reported where
@@ -353,6 +359,7 @@ impl TryFrom<HookDefWire> for HookDef {
             priority: wire.priority,
             enabled: wire.enabled,
             env: wire.env,
+            sandbox: wire.sandbox,
         })
     }
 }
@@ -434,6 +441,9 @@ pub struct ProcessDef {
     /// hookwire: `skip`, `stop` or `deny`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_error: Option<OnError>,
+    /// hookwire: what the process may reach (docs/sandbox.md); absent: the level's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -462,6 +472,8 @@ struct ProcessDefWire {
     timeout_ms: Option<u64>,
     #[serde(default)]
     on_error: Option<OnError>,
+    #[serde(default)]
+    sandbox: Option<SandboxPolicy>,
 }
 
 impl TryFrom<ProcessDefWire> for ProcessDef {
@@ -501,6 +513,7 @@ impl TryFrom<ProcessDefWire> for ProcessDef {
             respond_tools: wire.respond_tools,
             timeout_ms: wire.timeout_ms,
             on_error: wire.on_error,
+            sandbox: wire.sandbox,
         })
     }
 }

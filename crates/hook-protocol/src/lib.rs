@@ -45,6 +45,7 @@ pub mod jsonrpc;
 mod message;
 pub mod observe;
 pub mod picoclaw;
+pub mod sandbox;
 pub mod session;
 mod tool_result;
 pub mod trust;

@@ -65,4 +65,8 @@ pub struct TrustFileRecord {
     /// hex SHA-256 of its content; `absent` for a path a hook names that did not exist (creating
     /// it withdraws the trust), `not-a-file` for a path that is not a regular file.
     pub files: BTreeMap<String, String>,
+    /// Trusted only sandboxed (`hookwire trust --sandboxed`): every hook of the project, of every
+    /// dialect, runs with `sandbox: required` (its own policy, else the default one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandboxed: bool,
 }

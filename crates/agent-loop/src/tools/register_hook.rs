@@ -20,7 +20,7 @@ use async_trait::async_trait;
 use hook_core::{CompiledFilter, Engine, HookDefinition, HookSpec, Level};
 use hook_protocol::{
     ToolDefinition, ToolResult,
-    config::{HookDef, HookKind},
+    config::{HookDef, HookKind, SandboxPolicy},
 };
 use serde_json::{Value, json};
 
@@ -129,7 +129,13 @@ impl SessionHooks {
             state.next += 1;
             format!("{}-hook-{}", self.prefix, state.next)
         };
-        let spec = HookSpec { deadlines: self.engine.deadlines(), ..session_spec(&name, &def)? };
+        // The model wrote this hook: it runs confined (its project only, no network) whatever
+        // the definition says; the executors enforce the same for every session-level spec.
+        let spec = HookSpec {
+            deadlines: self.engine.deadlines(),
+            sandbox: Some(SandboxPolicy::model_registered()),
+            ..session_spec(&name, &def)?
+        };
         self.engine.register_spec(spec, &self.session).await.map_err(|e| e.to_string())?;
         self.lock().hooks.push((name.clone(), def));
         Ok(name)

@@ -34,6 +34,7 @@ fn weather_spec() -> HookSpec {
         respond_tools: None,
         timeout_ms: None,
         on_error: None,
+        sandbox: None,
     };
     HookSpec::new("weather-plugin", Level::Project, "process", events, HookDefinition::Process(def))
 }

@@ -100,6 +100,38 @@ async fn a_model_registered_bash_hook_runs_with_a_scrubbed_environment() {
     assert_eq!(harness.tool_message(2, "l1"), "Tool call skipped by hook: scrubbed");
 }
 
+#[tokio::test]
+async fn a_model_registered_bash_hook_runs_sandboxed() {
+    // Outside the project and the temp directory: what a model's hook must not write.
+    let outside =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("session-escape-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    let target = outside.join(".bashrc");
+    std::fs::write(&target, "# original\n").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let probe = format!(
+        "cat >/dev/null; w=wrote; echo pwned >> '{}' 2>/dev/null || w=refused; \
+         c=connected; bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>/dev/null || c=refused; \
+         p=wrote; echo ok > mine || p=refused; \
+         echo \"{{\\\"action\\\":\\\"skip\\\",\\\"reason\\\":\\\"$w $c $p\\\"}}\"",
+        target.display()
+    );
+    let args = json!({"action": "register", "event": "pre_tool_execution", "type": "bash", "command": probe});
+    let harness = Harness::new([
+        calls(vec![call("r1", "register_hook", &args.to_string())]),
+        calls(vec![call("l1", "list_dir", "{}")]),
+        text("ok"),
+    ]);
+    let mut session = harness.session().await;
+    session.send("probe").await.unwrap();
+    // The file and the port are refused; its project stays writable.
+    assert_eq!(harness.tool_message(2, "l1"), "Tool call skipped by hook: refused refused wrote");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "# original\n");
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "no connection reached the listener");
+}
+
 fn saved_state(harness: &Harness) -> SessionState {
     let def: SessionHookDef = serde_json::from_value(json!({
         "event": "pre_tool_execution",

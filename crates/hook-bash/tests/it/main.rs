@@ -9,6 +9,7 @@ mod jcli_examples;
 mod messages;
 mod non_utf8;
 mod output_caps;
+mod sandbox;
 mod state_dir;
 mod stdout_json;
 mod timeouts;

@@ -181,6 +181,7 @@ fn command_spec(
         session: None,
         work_dir: None,
         trust: None,
+        sandbox: def.sandbox.clone(),
         definition: HookDefinition::Command(def),
         name,
     })

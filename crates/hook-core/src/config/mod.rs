@@ -56,6 +56,7 @@ mod jcli;
 mod locate;
 mod parse;
 mod picoclaw;
+mod sandbox;
 
 use std::{
     fmt, fs,
@@ -67,6 +68,7 @@ pub use agent::{agent_of, url_allowed};
 pub use diagnostic::{ConfigError, ConfigWarning};
 use hook_protocol::{Agent, config::HookFilter};
 pub use parse::{ParseError, parse_json, parse_yaml};
+pub use sandbox::{SANDBOX_DEFAULTS_VAR, SandboxDefaults, SandboxDefaultsError};
 use sha2::{Digest, Sha256};
 
 use crate::{Deadlines, HookDefinition, HookSpec, Level, SourceLocation};

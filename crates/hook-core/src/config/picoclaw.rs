@@ -77,6 +77,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             session: None,
             work_dir: None,
             trust: None,
+            sandbox: None,
             definition: HookDefinition::Builtin(builtin),
             name,
         });
@@ -126,6 +127,7 @@ pub(super) fn picoclaw(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             session: None,
             work_dir: None,
             trust: None,
+            sandbox: process.sandbox.clone(),
             definition: HookDefinition::Process(process),
             name,
         });

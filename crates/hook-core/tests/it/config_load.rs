@@ -142,7 +142,7 @@ fn dir_hook_errors_name_the_hook() {
     errors:
       <dir>/hooks/noevents/HOOK.yaml: hook `noevents`: HOOK.yaml needs an `events:` list naming the events it runs on, e.g. `events: [pre_tool_execution]`
       <dir>/hooks/twice/HOOK.yaml:1:1: hook `twice`: event `post_tool_execution` is listed twice in `events` (perhaps under an alias); list it once
-      <dir>/hooks/typo/HOOK.yaml:2:1: hook `typo`: unknown field `comand`, expected one of type, name, description, events, command, prompt, model, timeout, retry, on_error, filter, priority, enabled, env (did you mean `command`?)
+      <dir>/hooks/typo/HOOK.yaml:2:1: hook `typo`: unknown field `comand`, expected one of type, name, description, events, command, prompt, model, timeout, retry, on_error, filter, priority, enabled, env, sandbox (did you mean `command`?)
     ");
 }
 

@@ -13,6 +13,7 @@ mod long_line;
 mod notifications;
 mod read_only;
 mod rust_server;
+mod sandbox;
 mod shutdown;
 mod stderr_log;
 mod weather_plugin;

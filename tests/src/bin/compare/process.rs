@@ -80,6 +80,7 @@ fn spec(name: &str, command: Vec<String>, events: &[Event]) -> HookSpec {
         respond_tools: None,
         timeout_ms: None,
         on_error: None,
+        sandbox: None,
     };
     HookSpec::new(name, Level::User, "process", events.iter().copied(), HookDefinition::Process(def))
 }

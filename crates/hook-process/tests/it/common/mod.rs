@@ -61,6 +61,7 @@ pub fn spec(name: &str, command: Vec<String>, events: &[Event]) -> HookSpec {
         respond_tools: None,
         timeout_ms: None,
         on_error: None,
+        sandbox: None,
     };
     HookSpec {
         deadlines: deadlines(),
