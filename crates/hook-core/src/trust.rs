@@ -22,7 +22,6 @@
 
 mod files;
 mod guard;
-pub(crate) mod shell;
 
 use std::{
     collections::BTreeMap,

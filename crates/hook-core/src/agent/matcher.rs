@@ -6,7 +6,7 @@
 
 use hook_protocol::Agent;
 
-use crate::trust::shell;
+use hook_shell as shell;
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
@@ -304,7 +304,7 @@ fn domain_matches(domain: &str, url: &str) -> bool {
 
 /// Whether a Bash `if` pattern matches the command or any command it runs.
 ///
-/// The command is read by the shell parser trust uses ([`crate::trust::shell::invocations`]):
+/// The command is read by the shell parser trust uses ([`hook_shell::invocations`]):
 /// each command it runs (after `&&`, `;`, `|`, inside `$(...)`, `sh -c '...'`, `eval`, ...) is
 /// compared at every stage of stripping its assignments, reserved words and wrappers (`sudo`,
 /// `env`, `timeout`, `xargs`, ...), both as written and with quotes and escapes removed

@@ -14,8 +14,8 @@ use std::{
 use hook_protocol::config::HookKind;
 use sha2::{Digest, Sha256};
 
-use super::shell::{self, Analysis, Named, Role, Vars};
 use crate::{HookDefinition, HookSpec};
+use hook_shell::{self as shell, Analysis, Named, Role, Vars};
 
 /// What a hook runs, as far as hookwire can tell before it runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -356,7 +356,7 @@ fn read_dollar(chars: &[char], i: usize, pieces: &mut Vec<Piece>, is_closed: &mu
 /// Variables whose values are known before the hook runs: the hook's own `env`, the project
 /// and hook directories hookwire sets, `HOME`.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Vars {
+pub struct Vars {
     known: HashMap<String, String>,
     /// Assigned in the command from something unknown.
     unknown: Vec<String>,
@@ -364,7 +364,7 @@ pub(crate) struct Vars {
 
 impl Vars {
     /// Knows `name` as `value`.
-    pub(crate) fn set(&mut self, name: &str, value: impl Into<String>) {
+    pub fn set(&mut self, name: &str, value: impl Into<String>) {
         self.unknown.retain(|n| n != name);
         self.known.insert(name.to_owned(), value.into());
     }
@@ -376,14 +376,14 @@ impl Vars {
     }
 
     /// The value of `name`, if known.
-    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.known.get(name).map(String::as_str)
     }
 }
 
 /// How a named file is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
+pub enum Role {
     /// Run: a program, a script given to a shell or an interpreter, a file sourced. A missing
     /// one is recorded (creating it later must withdraw the trust).
     Run,
@@ -393,21 +393,36 @@ pub(crate) enum Role {
 
 /// A file a command names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Named {
+pub enum Named {
     /// A path (absolute), as the command reaches it.
-    Path { path: PathBuf, role: Role },
+    Path {
+        /// The path.
+        path: PathBuf,
+        /// How the command uses it.
+        role: Role,
+    },
     /// A bare program name, found through `PATH` (searched from `cwd` for relative entries).
-    Program { name: String, cwd: PathBuf },
+    Program {
+        /// The name as written.
+        name: String,
+        /// The directory relative `PATH` entries are searched from.
+        cwd: PathBuf,
+    },
     /// A path relative to a directory (of a `PATH` entry or an interpreter's module path)
     /// that is a candidate when it exists.
-    Directory { path: PathBuf },
+    Directory {
+        /// The candidate path.
+        path: PathBuf,
+    },
 }
 
 /// What a command names and what cannot be told.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Analysis {
-    pub(crate) named: Vec<Named>,
-    pub(crate) undetermined: Vec<String>,
+pub struct Analysis {
+    /// The files named, in order.
+    pub named: Vec<Named>,
+    /// What cannot be told before the command runs, one note per part.
+    pub undetermined: Vec<String>,
 }
 
 impl Analysis {
@@ -546,7 +561,7 @@ fn program_kind(program: &str) -> &str {
 }
 
 /// What a shell command string runs, starting in `cwd`.
-pub(crate) fn analyze_shell(command: &str, cwd: &Path, vars: &Vars, home: Option<&Path>) -> Analysis {
+pub fn analyze_shell(command: &str, cwd: &Path, vars: &Vars, home: Option<&Path>) -> Analysis {
     let mut analysis = Analysis::default();
     let mut walk = Walk { vars: vars.clone(), home, cwd: Cwd::Known(cwd.to_owned()), stack: Vec::new() };
     walk.script(command, &mut analysis, 0);
@@ -554,7 +569,7 @@ pub(crate) fn analyze_shell(command: &str, cwd: &Path, vars: &Vars, home: Option
 }
 
 /// What a command given as an argument vector runs (no shell), starting in `cwd`.
-pub(crate) fn analyze_argv(argv: &[String], cwd: &Path, vars: &Vars, home: Option<&Path>) -> Analysis {
+pub fn analyze_argv(argv: &[String], cwd: &Path, vars: &Vars, home: Option<&Path>) -> Analysis {
     let mut analysis = Analysis::default();
     let mut walk = Walk { vars: vars.clone(), home, cwd: Cwd::Known(cwd.to_owned()), stack: Vec::new() };
     let words: Vec<Word> =
@@ -943,20 +958,20 @@ const MAX_NESTING: usize = 16;
 /// One command a shell script runs, as an `if` permission rule compares it: its words with
 /// quotes and escapes removed (`'rm' -rf x`, `r""m -rf x` and `r\m -rf x` all read `rm -rf x`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Invocation {
+pub struct Invocation {
     /// The words, quotes and escapes removed; a word holding an expansion (`$X`, `$(...)`) is
     /// kept as written.
-    pub(crate) words: Vec<String>,
+    pub words: Vec<String>,
     /// The words as written.
-    pub(crate) raw: Vec<String>,
+    pub raw: Vec<String>,
     /// What it runs cannot be told from the text: its program is an expansion (`$X -rf /`), or
     /// it runs text only known when it runs (`sh` reading its input, `eval "$X"`, `sh -c "$X"`).
-    pub(crate) runs_unknown: bool,
+    pub runs_unknown: bool,
 }
 
 /// Why a script cannot be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ShellError {
+pub enum ShellError {
     /// A quote, `$(`, `${` or backquote does not close.
     #[error("a quote, `$(` or backquote does not close")]
     Unclosed,
@@ -971,7 +986,7 @@ pub(crate) enum ShellError {
 /// `sudo FOO=1 rm -rf x` gives `sudo FOO=1 rm -rf x`, `FOO=1 rm -rf x` and `rm -rf x`. The
 /// commands inside `$(...)`, backquotes, `<(...)`, `sh -c '...'` (any shell), `eval ...`,
 /// `env -S '...'` and `find ... -exec ... ;` are listed too.
-pub(crate) fn invocations(script: &str) -> Result<Vec<Invocation>, ShellError> {
+pub fn invocations(script: &str) -> Result<Vec<Invocation>, ShellError> {
     let mut out = Vec::new();
     collect_invocations(script, 0, &mut out)?;
     Ok(out)
