@@ -42,6 +42,7 @@ mod chain;
 mod engine;
 mod error;
 mod filter;
+mod guard;
 mod hook;
 mod metrics;
 mod observer;
@@ -54,6 +55,7 @@ pub use capability::{Capability, capability};
 pub use engine::{Engine, EngineBuilder, LoadError};
 pub use error::{BuildError, HookError, OutcomeClass, fmt_duration, head_chars, tail_chars};
 pub use filter::{CompiledFilter, FilterError};
+pub use guard::{GuardViolation, RunGuard, SpecGuard};
 pub use hook::{
     Gate, Hook, HookInput, IntoHookResult, Observer, ObserverEvent, SerializedCache, SharedBytes, hook_fn, hook_fn_sync,
 };
@@ -70,7 +72,3 @@ pub use trace::{Decision, Dropped, Effects, FireOutcome, TraceEntry};
 
 /// Hook authors implement [`Hook`] with it: `#[hook_core::async_trait]`.
 pub use async_trait::async_trait;
-
-pub mod agent;
-pub mod config;
-pub mod trust;

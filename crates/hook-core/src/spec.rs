@@ -301,8 +301,8 @@ pub struct HookSpec {
     /// working directory (bash), the host's (process).
     pub work_dir: Option<std::path::PathBuf>,
     /// For a trusted project hook: what was trusted, re-verified before each run (see
-    /// [`crate::trust::TrustGuard`]).
-    pub trust: Option<crate::trust::TrustGuard>,
+    /// [`crate::SpecGuard`]).
+    pub trust: Option<crate::SpecGuard>,
 }
 
 /// What a factory built for one spec.

@@ -46,6 +46,8 @@ mod message;
 pub mod observe;
 pub mod picoclaw;
 pub mod session;
+pub mod time;
+pub mod tool;
 mod tool_result;
 pub mod trust;
 
