@@ -13,12 +13,14 @@ mod gate;
 mod input;
 pub mod matcher;
 pub mod spill;
+mod urls;
 
 pub use answer::{BLOCKED_BY_HOOK, CommandRun, async_answer, read_command, read_http_body, read_prompt_verdict};
 pub use bridge::{BridgeAnswer, answer_as, failure_answer};
 pub use gate::{AgentGate, matched_member};
 pub use hook_protocol::tool::{refresh_tool_view, tool_class, tool_view};
 pub use input::{InputError, context_from_input, hook_input, input_line, tool_input};
+pub use urls::url_allowed;
 
 use std::sync::Arc;
 

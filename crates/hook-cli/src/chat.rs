@@ -24,7 +24,8 @@ use agent_loop::{
     TurnEvent, TurnReport, TurnStatus,
 };
 use clap::Args;
-use hook_core::{FireOutcome, Level, config::ConfigSource};
+use hook_config::ConfigSource;
+use hook_core::{FireOutcome, Level};
 use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
 use serde_json::{Value, json};
 
@@ -132,7 +133,7 @@ fn load(args: &ChatArgs, cwd: &Path) -> Result<Vec<hook_core::HookSpec>, u8> {
         let path = if path.is_absolute() { path.clone() } else { cwd.join(path) };
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let agent = hook_core::config::agent_of(&path, &text);
+                let agent = hook_config::agent_of(&path, &text);
                 sources.push(ConfigSource::agent(path, Level::User, agent));
             }
             Err(e) => errors.push(format!("--settings {}: {e}", path.display())),

@@ -19,7 +19,8 @@ use std::{
 
 use agent_loop::{Agent, CompactionConfig, ScriptedModel, ScriptedTurn, SessionConfig, ToolRegistry};
 use clap::Args;
-use hook_core::{Deadlines, Level, config};
+use hook_config as config;
+use hook_core::{Deadlines, Level};
 use hook_protocol::ToolCall;
 
 use crate::{Format, engine, session};

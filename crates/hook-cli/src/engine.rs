@@ -3,7 +3,8 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use hook_core::{Engine, HookSpec, config};
+use hook_config as config;
+use hook_core::{Engine, HookSpec};
 use hook_host::{Host, HostBuilder, TrustPolicy};
 use hook_llm::ChatModel;
 

@@ -21,12 +21,9 @@ use std::{
 };
 
 use clap::Args;
-use hook_core::{
-    Action, Context, Engine,
-    agent::{BridgeAnswer, answer_as, context_from_input, failure_answer},
-    capability,
-    config::ConfigSource,
-};
+use hook_agents::{BridgeAnswer, answer_as, context_from_input, failure_answer};
+use hook_config::ConfigSource;
+use hook_core::{Action, Context, Engine, capability};
 use hook_protocol::{
     Agent, Event,
     daemon::{BridgeResult, FireParams, Method, Selection, codes},

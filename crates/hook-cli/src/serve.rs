@@ -20,10 +20,8 @@ use std::{
 };
 
 use clap::Args;
-use hook_core::{
-    Context, Event, HookSpec,
-    agent::{BridgeAnswer, context_from_input, failure_answer},
-};
+use hook_agents::{BridgeAnswer, context_from_input, failure_answer};
+use hook_core::{Context, Event, HookSpec};
 use hook_host::{Host, Refresh};
 use hook_protocol::{
     Agent,

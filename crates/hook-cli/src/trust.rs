@@ -7,10 +7,8 @@ use std::{
 };
 
 use clap::Args;
-use hook_core::{
-    HookDefinition, HookId, HookSpec,
-    trust::{FileTrustStore, ProjectReport, TrustStore, review},
-};
+use hook_core::{HookDefinition, HookId, HookSpec};
+use hook_trust::{FileTrustStore, ProjectReport, TrustStore, review};
 
 use crate::{Format, discover};
 
@@ -35,7 +33,7 @@ pub(crate) struct TrustArgs {
 }
 
 /// A trust record as JSON: root, when, and each file with its hash.
-fn record_json(record: &hook_core::trust::TrustRecord) -> serde_json::Value {
+fn record_json(record: &hook_trust::TrustRecord) -> serde_json::Value {
     let files: serde_json::Map<String, serde_json::Value> =
         record.files.iter().map(|(file, hash)| (file.display().to_string(), hash.clone().into())).collect();
     serde_json::json!({"root": record.root.display().to_string(), "trusted_at": record.trusted_at, "files": files})

@@ -18,7 +18,7 @@ use hook_protocol::{
 };
 
 use super::FileCx;
-use hook_agents::AgentGate;
+use hook_agents::{AgentGate, url_allowed};
 use hook_core::{AgentHookDef, HookDefinition, HookSpec, Kind};
 
 /// The longest deadline a handler gets.
@@ -479,36 +479,6 @@ fn handler_spec(
 /// A number as the user wrote it: `120000`, `2.5`, `1e30` (not thirty-one digits).
 fn number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e15 { format!("{value}") } else { format!("{value:e}") }
-}
-
-/// Whether `url` matches one of `patterns` as a whole, `*` matching any characters (none
-/// included) and every other character itself: `allowedHttpHookUrls` as Claude Code reads it.
-pub fn url_allowed(patterns: &[String], url: &str) -> bool {
-    patterns.iter().any(|pattern| wildcard_match(pattern, url))
-}
-
-fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let (pattern, text) = (pattern.as_bytes(), text.as_bytes());
-    let (mut p, mut t) = (0, 0);
-    // The last `*` seen, and where in `text` its match currently ends.
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if p < pattern.len() && pattern[p] == text[t] {
-            p += 1;
-            t += 1;
-        } else if let Some((star_p, star_t)) = star {
-            // Let the `*` take one more character and try again after it.
-            p = star_p + 1;
-            t = star_t + 1;
-            star = Some((star_p, star_t + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&b| b == b'*')
 }
 
 /// The stricter level wins: a user's `allowedHttpHookUrls` also restricts the http handlers of

@@ -63,8 +63,9 @@ use std::{
     path::{Component, Path, PathBuf},
 };
 
-pub use agent::{agent_of, url_allowed};
+pub use agent::agent_of;
 pub use diagnostic::{ConfigError, ConfigWarning};
+pub use hook_agents::url_allowed;
 use hook_protocol::{Agent, config::HookFilter};
 pub use parse::{ParseError, parse_json, parse_yaml};
 use sha2::{Digest, Sha256};

@@ -7,7 +7,9 @@ use std::{
     time::Duration,
 };
 
-use hook_core::{Engine, HookSpec, config::ConfigSource, config::Untrusted};
+use hook_config::ConfigSource;
+use hook_config::Untrusted;
+use hook_core::{Engine, HookSpec};
 use hook_llm::ChatModel;
 use hook_protocol::Agent;
 

@@ -13,11 +13,10 @@ use std::{
 };
 
 use async_trait::async_trait;
+use hook_agents::{AgentGate, hook_input, read_http_body, read_prompt_verdict};
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec,
-    Level, SharedBytes,
-    agent::{AgentGate, hook_input, read_http_body, read_prompt_verdict},
-    head_chars,
+    Level, SharedBytes, head_chars,
 };
 use hook_protocol::{
     Agent, ChatMessage, Event, Role,
@@ -175,7 +174,7 @@ impl HookFactory for AgentHttpFactory {
             });
         }
         if let Some(patterns) = &def.http_allowed_urls
-            && !hook_core::config::url_allowed(patterns, url_text)
+            && !hook_agents::url_allowed(patterns, url_text)
         {
             let listed = if patterns.is_empty() { "none".to_owned() } else { patterns.join(", ") };
             let whose = match spec.level {
@@ -656,7 +655,7 @@ mod tests {
 
     #[test]
     fn wildcards_match_any_characters_and_nothing_else() {
-        let wildcard_match = |pattern: &str, url: &str| hook_core::config::url_allowed(&[pattern.to_owned()], url);
+        let wildcard_match = |pattern: &str, url: &str| hook_agents::url_allowed(&[pattern.to_owned()], url);
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/a/b?c=d"));
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/"));
         assert!(wildcard_match("http://127.0.0.1:*/hook", "http://127.0.0.1:8080/hook"));

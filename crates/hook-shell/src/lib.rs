@@ -975,7 +975,7 @@ pub enum ShellError {
     /// A quote, `$(`, `${` or backquote does not close.
     #[error("a quote, `$(` or backquote does not close")]
     Unclosed,
-    /// Substitutions and nested shells go deeper than [`MAX_NESTING`].
+    /// Substitutions and nested shells go deeper than 16 levels.
     #[error("commands are nested more than {MAX_NESTING} deep")]
     TooDeep,
 }

@@ -3,5 +3,6 @@
 
 mod common;
 mod dialects;
+mod old_paths;
 mod reload;
 mod trust;
