@@ -157,12 +157,8 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
     let (loaded, sources) = match agent {
         None => (engine::load(args), discover::discover(&args.configs, args.no_default_config, &cwd).sources),
         Some(agent) => {
-            let start = crate::hook::discovery_start(agent, &cwd);
-            let sources = crate::hook::bridge_sources(agent, &[], &args.configs, args.no_default_config, &cwd, &start)
-                .unwrap_or_default();
-            let loaded =
-                crate::hook::load_bridge(agent, &[], &args.configs, args.no_default_config, &cwd).unwrap_or_default();
-            (loaded, sources)
+            let host = crate::hook::bridge_host(agent, &[], &args.configs, args.no_default_config, &cwd).build();
+            (host.read().unwrap_or_default(), host.sources().unwrap_or_default())
         }
     };
     // The same files read again (no trust review) for the structured form of their diagnostics.
