@@ -6,6 +6,21 @@
 //! this crate holds the contract they share, so every handler type reads answers the same way.
 //! The agents' settings files are read by `hook-config`; the derived tool view each hook sees is
 //! in [`hook_protocol::tool`] (the engine fills it).
+//!
+//! ```
+//! use hook_protocol::{Agent, Event, serde_json::json};
+//!
+//! // What Claude Code writes on a hook's stdin, as hookwire's own context.
+//! let input = json!({
+//!     "hook_event_name": "PreToolUse",
+//!     "session_id": "s-1",
+//!     "tool_name": "Bash",
+//!     "tool_input": {"command": "ls"},
+//! });
+//! let (event, context) = hook_agents::context_from_input(Agent::Claude, input).expect("a valid input");
+//! assert_eq!(event, Event::PreToolExecution);
+//! assert_eq!(context.tool_name.as_deref(), Some("Bash"));
+//! ```
 
 mod answer;
 mod bridge;

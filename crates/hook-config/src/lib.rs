@@ -48,6 +48,20 @@
 //! Loading does not decide which project hooks may run: [`load`] takes an optional
 //! [`Review`], a pass over every file read that holds back the files it does not admit.
 //! hookwire's is trust (`hook_trust::TrustCheck`); this module knows nothing of it.
+//!
+//! ```
+//! use hook_config::{ConfigSource, load};
+//! use hook_core::{Deadlines, Level};
+//!
+//! # let dir = std::env::temp_dir().join(format!("hook-config-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir).unwrap();
+//! let file = dir.join("hooks.yaml");
+//! std::fs::write(&file, "pre_tool_execution:\n  - name: guard\n    command: ./guard.sh\n").unwrap();
+//! let loaded = load(&[ConfigSource::new(&file, Level::User)], Deadlines::default(), None);
+//! assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+//! assert_eq!(loaded.specs[0].name, "guard");
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
 
 mod agent;
 mod check;

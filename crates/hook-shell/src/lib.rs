@@ -10,6 +10,13 @@
 //! It is hookwire's one shell parser: Claude Code `if` rules (`Bash(rm *)`) read a tool call's
 //! command through [`invocations`], every command it runs with quotes and escapes removed, so the
 //! two never disagree about what a command line runs. Nothing here does I/O.
+//!
+//! ```
+//! // Every command a line runs, wrappers and quotes stripped: what an `if` rule compares.
+//! let runs = hook_shell::invocations("sudo FOO=1 'r'm -rf build && echo done").expect("it parses");
+//! assert!(runs.iter().any(|run| run.words == ["rm", "-rf", "build"]));
+//! assert!(runs.iter().any(|run| run.words == ["echo", "done"]));
+//! ```
 
 use std::{
     collections::HashMap,

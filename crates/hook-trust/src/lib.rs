@@ -19,6 +19,32 @@
 //!
 //! A trusted project's specs carry a [`TrustGuard`]: hooks built through [`guarded`] factories
 //! re-check their files before each run, so a long session notices an edit.
+//!
+//! ```
+//! use hook_config::{ConfigSource, load};
+//! use hook_core::{Deadlines, Level};
+//! use hook_trust::{FileTrustStore, TrustCheck, TrustStore, fingerprint};
+//!
+//! # let dir = std::env::temp_dir().join(format!("hook-trust-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(dir.join("project/.hookwire")).unwrap();
+//! let project = dir.join("project").canonicalize().unwrap();
+//! let file = project.join(".hookwire/hooks.yaml");
+//! std::fs::write(&file, "stop:\n  - name: note\n    command: echo '{}'\n").unwrap();
+//! let sources = [ConfigSource::new(&file, Level::Project)];
+//! let store = FileTrustStore::new(dir.join("trust.json"));
+//!
+//! // Not trusted yet: the project's hook is held back.
+//! let loaded = load(&sources, Deadlines::default(), Some(&TrustCheck::new(&store)));
+//! assert!(loaded.specs.is_empty());
+//! assert_eq!(loaded.untrusted.len(), 1);
+//!
+//! // What `hookwire trust` does: record the project's files; now the hook loads, with its guard.
+//! store.put(fingerprint(&project, &sources).unwrap()).unwrap();
+//! let loaded = load(&sources, Deadlines::default(), Some(&TrustCheck::new(&store)));
+//! assert_eq!(loaded.specs[0].name, "note");
+//! assert!(loaded.specs[0].trust.is_some());
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
 
 mod files;
 mod guard;
