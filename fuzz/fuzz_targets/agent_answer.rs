@@ -4,7 +4,7 @@
 //! exit code; the rest is stdout, then stderr after the first NUL.
 #![cfg_attr(fuzzing, no_main)]
 
-use hook_core::agent::{CommandRun, read_command, read_http_body};
+use hook_agents::{CommandRun, read_command, read_http_body};
 
 fn fuzz(data: &[u8]) {
     let [a, e, x, rest @ ..] = data else { return };

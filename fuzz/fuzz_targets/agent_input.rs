@@ -3,7 +3,7 @@
 //! for that event and context ([`hook_input`], [`input_line`]) is one line of valid JSON.
 #![cfg_attr(fuzzing, no_main)]
 
-use hook_core::agent::{context_from_input, hook_input, input_line};
+use hook_agents::{context_from_input, hook_input, input_line};
 use hook_protocol::serde_json::{self, Value};
 
 fn fuzz(data: &[u8]) {

@@ -3,7 +3,7 @@
 //! `HooksFile` read from JSON, written and read back, is the same.
 #![cfg_attr(fuzzing, no_main)]
 
-use hook_core::config::{parse_json, parse_yaml};
+use hook_config::{parse_json, parse_yaml};
 use hook_protocol::config::{HookDef, HooksFile};
 
 fn fuzz(data: &[u8]) {

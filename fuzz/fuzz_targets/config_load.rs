@@ -1,14 +1,12 @@
-//! The whole configuration loader, [`hook_core::config::load`], on one file written to a
+//! The whole configuration loader, [`hook_config::load`], on one file written to a
 //! temporary folder: the first byte picks the file's place (and so its dialect), the rest is the
 //! file. Validation, name checks and agent-settings conversion run as in `hookwire check`.
 #![cfg_attr(fuzzing, no_main)]
 
 use std::{path::PathBuf, sync::OnceLock};
 
-use hook_core::{
-    Deadlines, Level,
-    config::{self, ConfigSource},
-};
+use hook_core::{Deadlines, Level};
+use hook_config::{self as config, ConfigSource};
 use hook_protocol::Agent;
 
 /// Where the file goes, relative to the temporary folder, and the agent it is read for.

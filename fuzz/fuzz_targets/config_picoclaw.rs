@@ -2,7 +2,7 @@
 //! Round trip: a config read from JSON, written and read back, is the same.
 #![cfg_attr(fuzzing, no_main)]
 
-use hook_core::config::{parse_json, parse_yaml};
+use hook_config::{parse_json, parse_yaml};
 use hook_protocol::config::PicoClawConfig;
 
 fn fuzz(data: &[u8]) {

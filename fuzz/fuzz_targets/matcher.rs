@@ -3,7 +3,7 @@
 //! fixed set of tool names and on each further line, and the rule on a few tool inputs.
 #![cfg_attr(fuzzing, no_main)]
 
-use hook_core::agent::matcher::{IfRule, Matcher, MatcherFlavor};
+use hook_agents::matcher::{IfRule, Matcher, MatcherFlavor};
 use hook_protocol::serde_json::{Value, json};
 
 const FLAVORS: [MatcherFlavor; 5] = [

@@ -6,10 +6,8 @@ use std::{
     sync::Arc,
 };
 
-use hook_core::{
-    Context, Deadlines, Decision, Engine, Event, Level,
-    config::{self, ConfigSource},
-};
+use hook_config::{self as config, ConfigSource};
+use hook_core::{Context, Deadlines, Decision, Engine, Event, Level};
 
 /// A temporary folder, removed on drop.
 struct TempDir(PathBuf);

@@ -4,7 +4,7 @@
 //! What differs from a j-cli bash hook: the stdin is the agent's hook input (compact JSON and
 //! one newline), the environment carries the agent's variables, the working directory is the
 //! project, an `args` list runs the program without a shell, and the answer (exit code, stdout,
-//! stderr) is read by [`hook_core::agent::read_command`] with the agent's own rules. The process
+//! stderr) is read by [`hook_agents::read_command`] with the agent's own rules. The process
 //! handling (own process group, concurrent stdin and capped output reads, group SIGKILL on the
 //! deadline or on cancellation) is the bash hook's.
 
@@ -19,11 +19,10 @@ use std::{
 };
 
 use async_trait::async_trait;
+use hook_agents::{AgentGate, CommandRun, async_answer, input_line_of, read_command, spill::spill_long_texts};
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Context, Event, Hook, HookDefinition, HookError, HookFactory, HookInput,
-    HookOutput, HookSpec,
-    agent::{AgentGate, CommandRun, async_answer, input_line_of, read_command, spill::spill_long_texts},
-    head_chars,
+    HookOutput, HookSpec, head_chars,
 };
 use hook_protocol::{Agent, config::SandboxPolicy};
 use tokio::process::Command;
@@ -510,9 +509,8 @@ impl AgentCommandHook {
 
     /// Spills long texts of `output` into the state directory.
     fn spill(&self, output: &mut HookOutput) {
-        let is_long = |text: &Option<String>| {
-            text.as_ref().is_some_and(|t| t.len() > hook_core::agent::spill::SPILL_THRESHOLD_CHARS)
-        };
+        let is_long =
+            |text: &Option<String>| text.as_ref().is_some_and(|t| t.len() > hook_agents::spill::SPILL_THRESHOLD_CHARS);
         if ![&output.additional_context, &output.system_message, &output.reason, &output.retry_feedback]
             .into_iter()
             .any(is_long)

@@ -94,8 +94,8 @@
 //!   `Setup`, `CwdChanged` and `FileChanged`, `CLAUDE_ENV_FILE` names an existing file: the
 //!   agent's own when hookwire runs under one that set it, else `<state dir>/env/<session>.sh`.
 //! - **Answer**: exit code, stdout and stderr are read with the agent's rules
-//!   ([`hook_core::agent::read_command`]); texts over 10,000 characters are saved in the state
-//!   directory and replaced by a preview ([`hook_core::agent::spill::spill_long_texts`]).
+//!   ([`hook_agents::read_command`]); texts over 10,000 characters are saved in the state
+//!   directory and replaced by a preview ([`hook_agents::spill::spill_long_texts`]).
 //! - **Caps**: stdout 4 MiB, stderr 1 MiB by default; more stops the hook (`invalid_output`).
 //!
 //! # Nesting

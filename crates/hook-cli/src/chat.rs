@@ -24,12 +24,14 @@ use agent_loop::{
     TurnEvent, TurnReport, TurnStatus,
 };
 use clap::Args;
-use hook_core::{FireOutcome, Level, config::ConfigSource};
+use hook_config::ConfigSource;
+use hook_core::{Engine, FireOutcome, Level};
+use hook_host::Host;
 use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
 use serde_json::{Value, json};
 
 use crate::{
-    ConfigArgs, Format, audit, discover, engine,
+    ConfigArgs, Format, audit, engine,
     terminal::{self, Input, Interrupt, TerminalAsker, Ui, signals},
     transcript,
 };
@@ -125,20 +127,28 @@ fn fail(messages: &[String]) -> u8 {
 }
 
 /// Loads the configuration, `--settings` files included; warnings go to stderr.
-fn load(args: &ChatArgs, cwd: &Path) -> Result<Vec<hook_core::HookSpec>, u8> {
-    let mut sources = discover::discover(&args.config.configs, args.config.no_default_config, cwd).sources;
-    let mut errors = engine::missing_configs(&args.config.configs, cwd);
+fn load(args: &ChatArgs, cwd: &Path) -> Result<hook_host::Loaded, u8> {
+    let mut builder = Host::builder().project_dir(cwd).no_default_config(args.config.no_default_config);
+    for path in &args.config.configs {
+        builder = builder.extra_config(path);
+    }
+    let mut settings_errors = Vec::new();
     for path in &args.settings {
         let path = if path.is_absolute() { path.clone() } else { cwd.join(path) };
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let agent = hook_core::config::agent_of(&path, &text);
-                sources.push(ConfigSource::agent(path, Level::User, agent));
+                let agent = hook_config::agent_of(&path, &text);
+                builder = builder.source(ConfigSource::agent(path, Level::User, agent));
             }
-            Err(e) => errors.push(format!("--settings {}: {e}", path.display())),
+            Err(e) => settings_errors.push(format!("--settings {}: {e}", path.display())),
         }
     }
-    let mut loaded = engine::load_sources(&sources);
+    // Without agent settings named by path the read cannot fail.
+    let mut loaded = builder.build().read().unwrap_or_default();
+    // The missing `--config` paths first, then the unreadable `--settings`, then the files' own.
+    let n_missing = engine::missing_configs(&args.config.configs, cwd).len().min(loaded.errors.len());
+    let mut errors: Vec<String> = loaded.errors.drain(..n_missing).collect();
+    errors.append(&mut settings_errors);
     errors.append(&mut loaded.errors);
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
@@ -146,7 +156,7 @@ fn load(args: &ChatArgs, cwd: &Path) -> Result<Vec<hook_core::HookSpec>, u8> {
     for untrusted in &loaded.untrusted {
         eprintln!("warning: {}: {}; {}", untrusted.config.display(), untrusted.reason, untrusted.how_to_trust);
     }
-    if errors.is_empty() { Ok(loaded.specs) } else { Err(fail(&errors)) }
+    if errors.is_empty() { Ok(loaded) } else { Err(fail(&errors)) }
 }
 
 /// The chat model: `--base-url` / `--model` over `OPENAI_BASE_URL`, `OPENAI_API_KEY`,
@@ -525,18 +535,20 @@ pub(crate) async fn run(args: ChatArgs) -> u8 {
         }
         (None, _) => None,
     };
-    let specs = match load(&args, &cwd) {
-        Ok(specs) => specs,
+    let loaded = match load(&args, &cwd) {
+        Ok(loaded) => loaded,
         Err(code) => return code,
     };
     let model = match model(&args) {
         Ok(model) => model,
         Err(code) => return code,
     };
-    let engine = engine::engine(model.clone());
+    // The configuration is read: this host only mounts it, on an engine asking `model`.
+    let host = Host::builder().project_dir(&cwd).no_default_config(true).chat_model(model.clone()).build();
+    let engine = Engine::clone(host.engine());
     // Signals end the command at every step, starting included (a slow hook's mount).
     let errors = tokio::select! {
-        errors = engine::mount(&engine, specs) => errors,
+        mounted = host.apply(Ok(loaded)) => mounted.start_errors,
         code = quit_signal(&mut signals) => return code,
     };
     if !errors.is_empty() {

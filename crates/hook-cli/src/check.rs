@@ -2,11 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hook_core::{
-    Deadlines, Event, HookDefinition, HookSpec, Level, OnError,
-    config::{self, ConfigWarning},
-    fmt_duration,
-};
+use hook_config::{self as config, ConfigWarning};
+use hook_core::{Deadlines, Event, HookDefinition, HookSpec, Level, OnError, fmt_duration};
 use hook_protocol::config::{HookFilter, HookKind};
 use serde_json::{Value, json};
 
@@ -29,7 +26,7 @@ fn describe(spec: &HookSpec, event: Event) -> Value {
     if let HookDefinition::Agent(def) = &spec.definition {
         let mut filter = Vec::new();
         if let Some(matcher) = def.matcher.as_deref().filter(|m| !m.is_empty()) {
-            if hook_core::agent::matched_member(def.agent, event).is_some() {
+            if hook_agents::matched_member(def.agent, event).is_some() {
                 filter.push(format!("matcher={matcher}"));
             } else {
                 filter.push(format!("matcher={matcher} (ignored on {})", def.event_name));
@@ -41,7 +38,7 @@ fn describe(spec: &HookSpec, event: Event) -> Value {
         line["filter"] = json!(if filter.is_empty() { "-".to_owned() } else { filter.join(" ") });
         line["agent"] = json!(def.agent.as_str());
         line["agent_event"] = json!(def.event_name);
-        if hook_core::agent::UNSUPPORTED_KINDS.contains(&spec.kind.as_str()) {
+        if hook_agents::UNSUPPORTED_KINDS.contains(&spec.kind.as_str()) {
             line["unsupported"] =
                 json!(format!("hookwire does not run `{}` hooks: it reports a failure, never a pass", spec.kind));
         }
@@ -207,12 +204,8 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
     let (loaded, sources) = match agent {
         None => (engine::load(args), discover::discover(&args.configs, args.no_default_config, &cwd).sources),
         Some(agent) => {
-            let start = crate::hook::discovery_start(agent, &cwd);
-            let sources = crate::hook::bridge_sources(agent, &[], &args.configs, args.no_default_config, &cwd, &start)
-                .unwrap_or_default();
-            let loaded =
-                crate::hook::load_bridge(agent, &[], &args.configs, args.no_default_config, &cwd).unwrap_or_default();
-            (loaded, sources)
+            let host = crate::hook::bridge_host(agent, &[], &args.configs, args.no_default_config, &cwd).build();
+            (host.read().unwrap_or_default(), host.sources().unwrap_or_default())
         }
     };
     // The same files read again (no trust review) for the structured form of their diagnostics.
@@ -442,7 +435,7 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
 // - a script a hook runs that is missing or lacks the exec bit: the first word of a bash hook's
 //   command, of a process hook's `command` and of an agent `command` handler when it is a path
 //   (holds a `/`), and for project hooks every project file the command would run that does not
-//   exist (`hook_core::trust::files_run`, which also reads `python3 tools/x.py`);
+//   exist (`hook_trust::files_run`, which also reads `python3 tools/x.py`);
 // - a hookwire-dialect hook (j-cli `bash` / `llm`, PicoClaw process) on `approve_tool` whose
 //   `on_error` is `skip`: a failure or a timeout then approves the call. `stop` and `deny`
 //   deny on an approval (fail closed), so only `skip` is reported. Agent handlers (Claude
@@ -558,8 +551,8 @@ fn script_problems(spec: &HookSpec, cwd: &Path) -> Vec<String> {
         }
     }
     if spec.level == Level::Project {
-        let root = hook_core::trust::project_root(&spec.source.file);
-        for absent in hook_core::trust::files_run(spec, &root).absent {
+        let root = hook_trust::project_root(&spec.source.file);
+        for absent in hook_trust::files_run(spec, &root).absent {
             let is_reported =
                 reported.iter().any(|p| p == &absent || p.ends_with(absent.strip_prefix(&root).unwrap_or(&absent)));
             if !is_reported {

@@ -19,10 +19,12 @@ use std::{
 
 use agent_loop::{Agent, CompactionConfig, ScriptedModel, ScriptedTurn, SessionConfig, ToolRegistry};
 use clap::Args;
-use hook_core::{Deadlines, Level, config};
+use hook_config as config;
+use hook_core::{Engine, Level};
+use hook_host::{Host, TrustPolicy};
 use hook_protocol::ToolCall;
 
-use crate::{Format, engine, session};
+use crate::{Format, session};
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
@@ -171,30 +173,28 @@ pub(crate) async fn run(args: DemoArgs) -> u8 {
     };
     // The plugin's relative command resolves against its config file's directory (the loader
     // records it on the spec), wherever hookwire is started.
-    let sources =
-        [demo.join("hooks"), demo.join("picoclaw.json")].map(|path| config::ConfigSource::new(path, Level::User));
-    let loaded = config::load(&sources, Deadlines::default(), None);
-    if !loaded.errors.is_empty() {
-        for error in &loaded.errors {
-            eprintln!("error: {error}");
-        }
-        return 2;
-    }
-    let specs = loaded.specs;
-
     let reviewer = ScriptedModel::new(
         (0..8).map(|_| ScriptedTurn::text("```json\n{\"system_message\": \"reviewer: no secrets in the reply\"}\n```")),
     )
     .named("scripted-reviewer");
-    let engine = engine::engine(Arc::new(reviewer));
-    let errors = engine::mount(&engine, specs).await;
+    // Only the demo's own files, loaded as they are (user level: no trust to check).
+    let host = [demo.join("hooks"), demo.join("picoclaw.json")]
+        .into_iter()
+        .fold(Host::builder().no_default_config(true), |builder, path| {
+            builder.source(config::ConfigSource::new(path, Level::User))
+        })
+        .trust(TrustPolicy::Trusted)
+        .chat_model(Arc::new(reviewer))
+        .build();
+    let errors = host.reload().await.errors();
     if !errors.is_empty() {
         for error in &errors {
             eprintln!("error: {error}");
         }
-        engine.shutdown().await;
+        host.shutdown().await;
         return 2;
     }
+    let engine = Engine::clone(host.engine());
 
     let is_text = args.format == Format::Text;
     if is_text {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hook_core::config::ConfigSource;
+use hook_config::ConfigSource;
 use hook_host::Locations;
 use hook_protocol::Agent;
 

@@ -3,11 +3,11 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use hook_core::{Engine, HookSpec, config};
-use hook_host::{Host, HostBuilder, TrustPolicy};
+use hook_core::Engine;
+use hook_host::{Host, HostBuilder};
 use hook_llm::ChatModel;
 
-use crate::{ConfigArgs, discover};
+use crate::ConfigArgs;
 
 /// Everything loaded from the configuration sources.
 pub(crate) type LoadedConfig = hook_host::Loaded;
@@ -34,22 +34,6 @@ pub(crate) fn missing_configs(paths: &[PathBuf], cwd: &std::path::Path) -> Vec<S
     hook_host::missing_configs(paths, cwd)
 }
 
-/// The trust policy of this user: the store in the user configuration directory; without one
-/// there is nowhere trust could have been recorded, and project hooks are untrusted.
-fn trust() -> TrustPolicy {
-    discover::trust_store_path().map_or(TrustPolicy::Untrusted, TrustPolicy::Store)
-}
-
-/// Loads `sources`; project hooks are checked against the trust store.
-pub(crate) fn load_sources(sources: &[config::ConfigSource]) -> LoadedConfig {
-    hook_host::load_sources(sources, &trust())
-}
-
-/// Loads `sources` for a path scoped as `scope` (see [`hook_host::Scope`]).
-pub(crate) fn load_scoped(sources: &[config::ConfigSource], scope: &hook_host::Scope) -> LoadedConfig {
-    hook_host::load_scoped(sources, &trust(), scope)
-}
-
 /// The chat model for llm hooks: `--base-url`/`--model` over `OPENAI_BASE_URL`,
 /// `OPENAI_API_KEY`, `HOOKWIRE_MODEL`.
 pub(crate) fn chat_model(
@@ -59,35 +43,9 @@ pub(crate) fn chat_model(
     hook_host::chat_model(base_url, model)
 }
 
-/// The chat model of [`chat_model`], built on first use.
-pub(crate) fn lazy_model(base_url: Option<&str>, model: Option<&str>) -> Arc<dyn ChatModel> {
-    hook_host::lazy_model(base_url, model)
-}
-
 /// The factory that builds hooks of `kind`.
 pub(crate) fn factory(kind: &str) -> Option<Arc<dyn hook_core::HookFactory>> {
     hook_host::factory(kind)
-}
-
-/// An engine that can build every kind hookwire runs.
-///
-/// Claude Code family command hooks see the project root as `CLAUDE_PROJECT_DIR` (as their
-/// agents set it) wherever in the project hookwire runs: the files trust hashed for
-/// `"$CLAUDE_PROJECT_DIR"/...` are the files that run, not a same-named file below the caller.
-pub(crate) fn engine(model: Arc<dyn ChatModel>) -> Engine {
-    let project = discover::project_root(&current_dir());
-    engine_for(model, project)
-}
-
-/// An engine with every factory; Claude Code family command hooks run in `project_dir`
-/// (default: the session's directory).
-pub(crate) fn engine_for(model: Arc<dyn ChatModel>, project_dir: Option<PathBuf>) -> Engine {
-    hook_host::engine_with_factories(model, project_dir)
-}
-
-/// Builds and mounts every spec, level by level; returns the errors of the levels that failed.
-pub(crate) async fn mount(engine: &Engine, specs: Vec<HookSpec>) -> Vec<String> {
-    hook_host::mount(engine, specs).await
 }
 
 /// Loads the configuration, reports warnings and untrusted hooks on stderr, and starts a host

@@ -130,7 +130,7 @@ fn read_event_and_context(args: &FireArgs) -> Result<(Event, Context), (u8, Stri
         })?;
         object.insert("hook_event_name".into(), name.into());
     }
-    let (named, mut context) = hook_core::agent::context_from_input(agent, Value::Object(object))
+    let (named, mut context) = hook_agents::context_from_input(agent, Value::Object(object))
         .map_err(|e| (1, format!("the context is not {} hook input: {e}", agent.display_name())))?;
     if let Some(event) = event
         && event != named
@@ -287,7 +287,7 @@ pub(crate) async fn run(args: FireArgs) -> u8 {
     crate::record::fire(hook_store::Origin::Fire, engine, &outcome, &context, clock.elapsed(), None);
     if context.tool.is_none() && hook_core::capability(event).is_tool_event {
         // No hook ran, so the chain did not derive the view: `fire` shows it all the same.
-        hook_core::agent::refresh_tool_view(&mut context);
+        hook_agents::refresh_tool_view(&mut context);
     }
     let json = outcome_json(&outcome, &context);
     if let Some(path) = &args.audit

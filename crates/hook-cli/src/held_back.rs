@@ -12,7 +12,8 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use hook_core::{agent::BridgeAnswer, config::Untrusted};
+use hook_agents::BridgeAnswer;
+use hook_config::Untrusted;
 use hook_protocol::{
     Agent, Event,
     serde_json::{self, Map, Value},

@@ -21,12 +21,9 @@ use std::{
 };
 
 use clap::Args;
-use hook_core::{
-    Action, Context, Engine,
-    agent::{BridgeAnswer, answer_as, context_from_input, failure_answer},
-    capability,
-    config::ConfigSource,
-};
+use hook_agents::{BridgeAnswer, answer_as, context_from_input, failure_answer};
+use hook_core::{Action, Context, Engine, capability};
+use hook_host::{Host, HostBuilder};
 use hook_protocol::{
     Agent, Event,
     daemon::{BridgeResult, FireParams, Method, Selection, codes},
@@ -37,7 +34,6 @@ use hook_protocol::{
 use crate::{
     ConfigArgs,
     daemon::{self, CallError, ConnectError, DaemonPaths},
-    discover,
     engine::{self, LoadedConfig},
     held_back,
 };
@@ -171,32 +167,23 @@ pub(crate) fn discovery_start(agent: Agent, cwd: &Path) -> PathBuf {
     project_dir(agent).map_or_else(|| cwd.to_path_buf(), |dir| absolute(&dir, cwd))
 }
 
-/// The sources of a bridge call: hookwire's configuration (without `agent`'s own settings
-/// files, which the agent runs itself) discovered from `start`, each `--config` (relative to
-/// `cwd`) and each `--settings` file; `Err` names a `--settings` file that does not exist.
-pub(crate) fn bridge_sources(
+/// The host of a bridge call: hookwire's configuration (without `agent`'s own settings files,
+/// which the agent runs itself) discovered from the agent's project ([`discovery_start`]), each
+/// `--config` (relative to `cwd`) and each `--settings` file (a missing one is a read error).
+/// Building it builds no engine: a call with nothing to run pays only for the read.
+pub(crate) fn bridge_host(
     agent: Agent,
     settings: &[PathBuf],
     configs: &[PathBuf],
     no_default_config: bool,
     cwd: &Path,
-    start: &Path,
-) -> Result<Vec<ConfigSource>, String> {
-    let mut sources = discover::discover_except(&[], no_default_config, start, Some(agent)).sources;
-    sources.extend(discover::discover_except(configs, true, cwd, Some(agent)).sources);
-    for path in settings {
-        let path = absolute(path, cwd);
-        if !is_readable_file(&path) {
-            return Err(format!("--settings {}: no such file", path.display()));
-        }
-        sources.push(ConfigSource::agent(path, hook_core::Level::User, agent));
-    }
-    Ok(sources)
-}
-
-/// Whether `path` is a regular file.
-fn is_readable_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
+) -> HostBuilder {
+    let builder = Host::builder()
+        .project_dir(discovery_start(agent, cwd))
+        .skip_agent_files(agent)
+        .no_default_config(no_default_config);
+    let builder = configs.iter().fold(builder, |builder, path| builder.extra_config(absolute(path, cwd)));
+    settings.iter().fold(builder, |builder, path| builder.agent_settings(agent, absolute(path, cwd)))
 }
 
 /// A `--settings` pipe (the `/dev/fd/63` of a shell's `--settings <(...)`) copied into a
@@ -251,12 +238,7 @@ pub(crate) fn load_bridge(
     no_default_config: bool,
     cwd: &Path,
 ) -> Result<LoadedConfig, String> {
-    let start = discovery_start(agent, cwd);
-    let sources = bridge_sources(agent, settings, configs, no_default_config, cwd, &start)?;
-    let roots = if no_default_config { Vec::new() } else { discover::project_roots(&start) };
-    let mut loaded = engine::load_scoped(&sources, &hook_host::Scope { skip: Some(agent), roots });
-    loaded.errors.splice(0..0, engine::missing_configs(configs, cwd));
-    Ok(loaded)
+    bridge_host(agent, settings, configs, no_default_config, cwd).build().read().map_err(|e| e.to_string())
 }
 
 /// The warnings of `loaded`, one `hookwire: warning:` line each, as the bridge writes them on
@@ -383,7 +365,7 @@ async fn through_daemon(
     let params = FireParams {
         // Parsed again rather than kept: the in-process path never pays for a copy.
         input: Some(parse_input(text.as_bytes()).ok()?),
-        tool_input_text: hook_core::agent::tool_input_text(text),
+        tool_input_text: hook_agents::tool_input_text(text),
         selection: selection(args, cwd),
         cwd: Some(cwd.display().to_string()),
         root: Some(root.display().to_string()),
@@ -441,7 +423,7 @@ fn via_running_daemon(args: &HookArgs, input: Value, text: &str, cwd: &Path) -> 
     };
     let mut params = FireParams {
         input: Some(input),
-        tool_input_text: hook_core::agent::tool_input_text(text),
+        tool_input_text: hook_agents::tool_input_text(text),
         selection: selection(args, cwd),
         cwd: Some(cwd.display().to_string()),
         root: Some(root.display().to_string()),
@@ -620,9 +602,9 @@ pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
         Ok(read) => read,
         Err(e) => return Prepared::Answered(write_answer(&failure_answer(&e.to_string()))),
     };
-    if let Some(raw) = hook_core::agent::tool_input_text(&text) {
+    if let Some(raw) = hook_agents::tool_input_text(&text) {
         // Hooks read the tool's input members in the order the agent wrote them.
-        hook_core::agent::keep_tool_input_order(&mut context, &raw);
+        hook_agents::keep_tool_input_order(&mut context, &raw);
     }
     let pending = |loaded, args, context, text, piped| {
         Prepared::Fire(Box::new(Pending { args, event, context, text, cwd: cwd.clone(), loaded, _piped: piped }))
@@ -696,16 +678,17 @@ async fn in_process(
         return write_answer(&held(with_notes(&notes, no_decision())));
     }
     let project = discovery_start(agent, context.cwd.as_deref().map_or(cwd, Path::new));
-    let engine = engine::engine_for(engine::lazy_model(None, None), Some(project));
-    let errors = engine::mount(&engine, loaded.specs).await;
-    if !errors.is_empty() {
-        engine.shutdown().await;
-        let reason = format!("cannot start the hooks: {}", errors.join("; "));
+    // Only the loaded specs are mounted (no second read): the host is used for its engine.
+    let host = Host::builder().no_default_config(true).command_project_dir(Some(project)).build();
+    let mounted = host.apply(Ok(loaded)).await;
+    if !mounted.start_errors.is_empty() {
+        host.shutdown().await;
+        let reason = format!("cannot start the hooks: {}", mounted.start_errors.join("; "));
         return write_answer(&with_notes(&notes, refuse(agent, event, reason)));
     }
-    let answer = held(with_notes(&notes, fire_bridge(&engine, agent, event, context, cwd).await));
+    let answer = held(with_notes(&notes, fire_bridge(host.engine(), agent, event, context, cwd).await));
     // The answer goes out before the hooks are shut down: the agent is waiting for it.
     let code = write_answer(&answer);
-    engine::shutdown_one_shot(&engine).await;
+    engine::shutdown_one_shot(host.engine()).await;
     code
 }

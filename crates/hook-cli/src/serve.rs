@@ -20,10 +20,8 @@ use std::{
 };
 
 use clap::Args;
-use hook_core::{
-    Context, Event, HookSpec,
-    agent::{BridgeAnswer, context_from_input, failure_answer},
-};
+use hook_agents::{BridgeAnswer, context_from_input, failure_answer};
+use hook_core::{Context, Event, HookSpec};
 use hook_host::{Host, Refresh};
 use hook_protocol::{
     Agent,
@@ -521,7 +519,7 @@ impl Daemon {
             Err(e) => return Ok(failure_answer(&e.to_string())),
         };
         if let Some(raw) = tool_input_text {
-            hook_core::agent::keep_tool_input_order(&mut context, raw);
+            hook_agents::keep_tool_input_order(&mut context, raw);
         }
         let (served, view) = self.ready(selection).await;
         let Some(mounted) = &view.mounted else {

@@ -7,11 +7,9 @@ use std::{
 };
 
 use clap::Args;
-use hook_core::{
-    HookDefinition, HookId, HookSpec,
-    trust::{FileTrustStore, ProjectReport, TrustRecord, TrustStore, review},
-};
+use hook_core::{HookDefinition, HookId, HookSpec};
 use hook_protocol::config::SandboxPolicy;
+use hook_trust::{FileTrustStore, ProjectReport, TrustRecord, TrustStore, review};
 
 use crate::{Format, discover};
 
@@ -41,7 +39,7 @@ pub(crate) struct TrustArgs {
 }
 
 /// A trust record as JSON: root, when, and each file with its hash.
-fn record_json(record: &hook_core::trust::TrustRecord) -> serde_json::Value {
+fn record_json(record: &hook_trust::TrustRecord) -> serde_json::Value {
     let files: serde_json::Map<String, serde_json::Value> =
         record.files.iter().map(|(file, hash)| (file.display().to_string(), hash.clone().into())).collect();
     serde_json::json!({

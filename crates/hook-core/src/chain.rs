@@ -317,7 +317,7 @@ pub(crate) async fn run(env: ChainEnv<'_>, entries: &[Arc<Entry>], event: Event,
     if cap.is_tool_event {
         // Derived here, once hooks are known to exist: a fire with no hook never pays for it,
         // and a `tool` the caller set is replaced (it is read-only).
-        crate::agent::refresh_tool_view(context);
+        hook_protocol::tool::refresh_tool_view(context);
     }
     if cap.is_notify_only() {
         run_at_once(env, cap, entries, event, context, &cache, chain_deadline, &mut outcome, false).await;
@@ -601,7 +601,7 @@ fn merge_output(
             && let Target::Own(context) = &mut context
         {
             // The derived view follows the call the next hooks see.
-            crate::agent::refresh_tool_view(context);
+            hook_protocol::tool::refresh_tool_view(context);
         }
         for field in &changed {
             if !outcome.changed.contains(field) {

@@ -27,11 +27,15 @@
 //! - [`Engine`]: the handle a host holds; [`Engine::fire`] runs the chain of one event and
 //!   returns a [`FireOutcome`] (decision, effects, one [`TraceEntry`] per hook).
 //! - [`Hook`] (or [`hook_fn`]) for in-process hooks, registered with a [`Registration`];
-//!   configured hooks come from a [`HookSpec`] (see [`config`]) built by the [`HookFactory`] of
-//!   their kind.
+//!   configured hooks come from a [`HookSpec`] (the `hook-config` crate reads them from files)
+//!   built by the [`HookFactory`] of their kind.
 //! - [`capability`]: what each event lets hooks change, and which actions take effect.
-//! - [`agent`]: the contract of Claude Code, Gemini CLI and Codex hooks; [`trust`]: project
-//!   hooks run only once trusted.
+//! - [`SpecGuard`]: what a spec's hook runs is re-checked before each run (the `hook-trust`
+//!   crate's guard implements [`RunGuard`]).
+//!
+//! What is not here: every dialect's files (`hook-config`), the agents' contracts
+//! (`hook-agents`), trust (`hook-trust`), shell parsing (`hook-shell`). This crate imports none
+//! of them; `hook-host` is the facade that puts them together.
 //!
 //! Knows nothing of processes, shells or HTTP: hook kinds plug in through [`HookFactory`]. The
 //! chain's semantics (order, merge, halting, failure policy, deadlines) are specified in
@@ -42,6 +46,7 @@ mod chain;
 mod engine;
 mod error;
 mod filter;
+mod guard;
 mod hook;
 mod metrics;
 mod observer;
@@ -54,6 +59,7 @@ pub use capability::{Capability, capability};
 pub use engine::{Engine, EngineBuilder, LoadError};
 pub use error::{BuildError, HookError, OutcomeClass, fmt_duration, head_chars, tail_chars};
 pub use filter::{CompiledFilter, FilterError};
+pub use guard::{GuardViolation, RunGuard, SpecGuard};
 pub use hook::{
     Gate, Hook, HookInput, IntoHookResult, Observer, ObserverEvent, SerializedCache, SharedBytes, hook_fn, hook_fn_sync,
 };
@@ -70,7 +76,3 @@ pub use trace::{Decision, Dropped, Effects, FireOutcome, TraceEntry};
 
 /// Hook authors implement [`Hook`] with it: `#[hook_core::async_trait]`.
 pub use async_trait::async_trait;
-
-pub mod agent;
-pub mod config;
-pub mod trust;

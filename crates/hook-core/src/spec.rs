@@ -301,8 +301,8 @@ pub struct HookSpec {
     /// working directory (bash), the host's (process).
     pub work_dir: Option<std::path::PathBuf>,
     /// For a trusted project hook: what was trusted, re-verified before each run (see
-    /// [`crate::trust::TrustGuard`]).
-    pub trust: Option<crate::trust::TrustGuard>,
+    /// [`crate::SpecGuard`]).
+    pub trust: Option<crate::SpecGuard>,
     /// What the hook's processes may reach (docs/sandbox.md): its own `sandbox:`, else its
     /// level's default; `None`: unconfined. Applied by the executors that start processes.
     pub sandbox: Option<SandboxPolicy>,

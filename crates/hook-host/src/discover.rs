@@ -13,7 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hook_core::{Level, config::ConfigSource};
+use hook_config::ConfigSource;
+use hook_core::Level;
 use hook_protocol::Agent;
 
 /// The hook files of a hookwire or j-cli directory, in the order they are read.

@@ -2,8 +2,9 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use hook_core::{Engine, HookFactory, HookSpec, Level, trust::guarded};
+use hook_core::{Engine, HookFactory, HookSpec, Level};
 use hook_llm::{ChatModel, OpenAiClient, OpenAiConfig};
+use hook_trust::guarded;
 
 /// The chat model for llm and prompt hooks: an OpenAI-compatible client configured by
 /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `HOOKWIRE_MODEL`, with `base_url` and `model` over
@@ -90,8 +91,8 @@ pub fn engine_with_factories(model: Arc<dyn ChatModel>, project_dir: Option<Path
         .factory(guarded(Arc::new(hook_bash::AgentCommandFactory::new(command_options))))
         .factory(guarded(Arc::new(hook_llm::AgentHttpFactory::new())))
         .factory(guarded(Arc::new(hook_llm::AgentPromptFactory::new(model.clone(), model.model_name().to_owned()))));
-    for kind in hook_core::agent::UNSUPPORTED_KINDS {
-        builder = builder.factory(Arc::new(hook_core::agent::UnsupportedFactory::new(kind)));
+    for kind in hook_agents::UNSUPPORTED_KINDS {
+        builder = builder.factory(Arc::new(hook_agents::UnsupportedFactory::new(kind)));
     }
     builder.build()
 }

@@ -7,7 +7,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use hook_core::{Context, Engine, Event, FireOutcome, HookSpec, config::ConfigSource, config::Untrusted};
+use hook_config::{ConfigSource, Untrusted};
+use hook_core::{Context, Engine, Event, FireOutcome, HookSpec};
 use hook_llm::ChatModel;
 use hook_protocol::Agent;
 use hook_store::{FireRecord, FlushReport, Origin, Recorder, StoreConfig};
@@ -138,8 +139,9 @@ impl HostBuilder {
         self
     }
 
-    /// The host, with an engine that has every built-in executor and no hook yet: call
-    /// [`Host::reload`] to read and mount the configuration.
+    /// The host, with no hook yet: call [`Host::reload`] to read and mount the configuration.
+    /// Its engine (every built-in executor) is built on first use ([`Host::engine`], a mount):
+    /// a host that only reads ([`Host::read`]) builds none.
     pub fn build(self) -> Host {
         let dir = self.project_dir.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
         let locations = self.locations.unwrap_or_else(Locations::from_env);
@@ -147,13 +149,12 @@ impl HostBuilder {
             Some(path) => TrustPolicy::Store(path),
             None => TrustPolicy::Untrusted,
         });
-        let command_project_dir = self.command_project_dir.unwrap_or_else(|| locations.project_root(&dir));
-        let model = self.model.unwrap_or_else(|| lazy_model(None, None));
-        let engine = Arc::new(engine_with_factories(model, command_project_dir));
         let agent_settings =
             self.agent_settings.into_iter().map(|(agent, path)| (agent, absolute(&path, &dir))).collect();
         Host {
-            engine,
+            engine: std::sync::OnceLock::new(),
+            model: self.model,
+            command_project_dir: self.command_project_dir,
             dir,
             locations,
             trust,
@@ -272,7 +273,12 @@ struct State {
 /// project hooks and hot reload. See the [crate documentation](crate) for an example.
 #[derive(Debug)]
 pub struct Host {
-    engine: Arc<Engine>,
+    /// Built on first use (see [`HostBuilder::build`]).
+    engine: std::sync::OnceLock<Arc<Engine>>,
+    /// The chat model of the engine's llm and prompt hooks; `None`: [`lazy_model`].
+    model: Option<Arc<dyn ChatModel>>,
+    /// See [`HostBuilder::command_project_dir`]; `None`: the discovered project root.
+    command_project_dir: Option<Option<PathBuf>>,
     dir: PathBuf,
     locations: Locations,
     trust: TrustPolicy,
@@ -294,7 +300,12 @@ impl Host {
     /// The engine to fire events through (and to register in-process hooks with; register
     /// them at [`hook_core::Level::Builtin`], which no configuration file replaces).
     pub fn engine(&self) -> &Arc<Engine> {
-        &self.engine
+        self.engine.get_or_init(|| {
+            let model = self.model.clone().unwrap_or_else(|| lazy_model(None, None));
+            let command_project_dir =
+                self.command_project_dir.clone().unwrap_or_else(|| self.locations.project_root(&self.dir));
+            Arc::new(engine_with_factories(model, command_project_dir))
+        })
     }
 
     /// Where discovery starts.
@@ -404,7 +415,7 @@ impl Host {
         if let Ok(loaded) = &reload.read
             && loaded.errors.is_empty()
         {
-            let (mounted, errors, changed) = remount(&self.engine, state.mounted.take(), loaded.specs.clone()).await;
+            let (mounted, errors, changed) = remount(self.engine(), state.mounted.take(), loaded.specs.clone()).await;
             state.mounted = mounted;
             reload.start_errors = errors;
             reload.changed = changed;
@@ -438,9 +449,9 @@ impl Host {
     /// the outcome never waits on the store). Firing through the engine directly records nothing.
     pub async fn fire(&self, event: Event, context: &mut Context) -> FireOutcome {
         let started = Instant::now();
-        let outcome = self.engine.fire(event, context).await;
+        let outcome = self.engine().fire(event, context).await;
         if let Some(recorder) = &self.recorder {
-            let hooks = if outcome.trace.is_empty() { Vec::new() } else { self.engine.hooks_for(event) };
+            let hooks = if outcome.trace.is_empty() { Vec::new() } else { self.engine().hooks_for(event) };
             recorder.record(FireRecord::from_outcome(Origin::Host, &outcome, context, &hooks, started.elapsed()));
         }
         outcome
@@ -454,7 +465,9 @@ impl Host {
 
     /// Takes every hook down (process hooks get EOF, then SIGTERM, then SIGKILL).
     pub async fn shutdown(&self) {
-        self.engine.shutdown().await;
+        if let Some(engine) = self.engine.get() {
+            engine.shutdown().await;
+        }
     }
 
     /// What is watched whatever was read: the sources, the named files (existing or not) and

@@ -54,3 +54,35 @@ pub use hook_llm::ChatModel;
 pub use hook_store::{self, Retention, StoreConfig};
 pub use host::{Host, HostBuilder, ReadError, Refresh, Reload, Watcher};
 pub use load::{Loaded, Scope, TrustPolicy, calls_the_bridge, load_scoped, load_sources, missing_configs};
+
+/// What `hook_core::config` held before the engine was split: every dialect's files into hook
+/// specs, now the `hook-config` crate. `hook_core` cannot re-export it (hook-config depends on
+/// hook-core), so the old paths live on here for one release.
+#[deprecated(since = "0.1.0", note = "moved out of hook-core: use the `hook-config` crate (`hook_config::load`, ...)")]
+pub mod config {
+    pub use hook_config::*;
+}
+
+/// What `hook_core::agent` held before the engine was split: the Claude Code family's runtime
+/// contract, now the `hook-agents` crate (the tool view is `hook_protocol::tool`).
+#[deprecated(
+    since = "0.1.0",
+    note = "moved out of hook-core: use the `hook-agents` crate (`hook_agents::context_from_input`, ...)"
+)]
+pub mod agent {
+    pub use hook_agents::*;
+    /// The derived tool view, now `hook_protocol::tool`.
+    pub mod tool_view {
+        pub use hook_protocol::tool::*;
+    }
+}
+
+/// What `hook_core::trust` held before the engine was split: the trust store, the files a hook
+/// runs and the run-time guard, now the `hook-trust` crate.
+#[deprecated(
+    since = "0.1.0",
+    note = "moved out of hook-core: use the `hook-trust` crate (`hook_trust::TrustCheck`, ...)"
+)]
+pub mod trust {
+    pub use hook_trust::*;
+}

@@ -2,11 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hook_core::{
-    Deadlines, HookSpec,
-    config::{self, ConfigError, ConfigSource, Untrusted},
-    trust::{FileTrustStore, TrustCheck, TrustError, TrustRecord, TrustStore, undetermined},
-};
+use hook_config::{self as config, ConfigError, ConfigSource, Untrusted};
+use hook_core::{Deadlines, HookSpec};
+use hook_trust::{FileTrustStore, TrustCheck, TrustError, TrustRecord, TrustStore, undetermined};
 
 use hook_protocol::Agent;
 
@@ -162,4 +160,4 @@ pub fn missing_configs(paths: &[PathBuf], cwd: &Path) -> Vec<String> {
 
 /// Whether a hook would call the bridge itself (`hookwire hook ...`); such entries never
 /// reach [`Loaded::specs`] (the configuration loader leaves them out).
-pub use hook_core::config::calls_the_bridge;
+pub use hook_config::calls_the_bridge;

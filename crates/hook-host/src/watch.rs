@@ -6,10 +6,8 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use hook_core::{
-    HookDefinition, HookSpec,
-    trust::{FileTrustStore, TrustStore, scripts_of},
-};
+use hook_core::{HookDefinition, HookSpec};
+use hook_trust::{FileTrustStore, TrustStore, scripts_of};
 
 /// What a file looked like: enough to see any edit, even one that keeps the size.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,11 +13,10 @@ use std::{
 };
 
 use async_trait::async_trait;
+use hook_agents::{AgentGate, input_line_of, read_http_body, read_prompt_verdict};
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Hook, HookDefinition, HookError, HookFactory, HookInput, HookOutput, HookSpec,
-    Level, SharedBytes,
-    agent::{AgentGate, read_http_body, read_prompt_verdict},
-    head_chars,
+    Level, SharedBytes, head_chars,
 };
 use hook_protocol::{
     Agent, ChatMessage, Event, Role,
@@ -65,7 +64,7 @@ fn input_json(agent: Agent, input: &HookInput<'_>) -> SharedBytes {
         // A map of JSON values always serializes.
         {
             // The agent's own members first and `tool_input` as written, as its agent sends it.
-            let mut body = hook_core::agent::input_line_of(agent, event, context);
+            let mut body = input_line_of(agent, event, context);
             body.pop();
             body
         }
@@ -180,7 +179,7 @@ impl HookFactory for AgentHttpFactory {
             });
         }
         if let Some(patterns) = &def.http_allowed_urls
-            && !hook_core::config::url_allowed(patterns, url_text)
+            && !hook_agents::url_allowed(patterns, url_text)
         {
             let listed = if patterns.is_empty() { "none".to_owned() } else { patterns.join(", ") };
             let whose = match spec.level {
@@ -661,7 +660,7 @@ mod tests {
 
     #[test]
     fn wildcards_match_any_characters_and_nothing_else() {
-        let wildcard_match = |pattern: &str, url: &str| hook_core::config::url_allowed(&[pattern.to_owned()], url);
+        let wildcard_match = |pattern: &str, url: &str| hook_agents::url_allowed(&[pattern.to_owned()], url);
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/a/b?c=d"));
         assert!(wildcard_match("https://hooks.example.com/*", "https://hooks.example.com/"));
         assert!(wildcard_match("http://127.0.0.1:*/hook", "http://127.0.0.1:8080/hook"));

@@ -479,7 +479,7 @@ struct Supervisor {
     handshake: Duration,
     slot: watch::Sender<Slot>,
     /// A trusted project's files: checked again before each restart, which runs them anew.
-    trust: Option<hook_core::trust::TrustGuard>,
+    trust: Option<hook_core::SpecGuard>,
     /// What the first handshake promised (`hookwire.read_only`): the chain groups the hook by
     /// it, so a restarted process must promise the same.
     read_only: Vec<&'static str>,

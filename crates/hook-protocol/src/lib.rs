@@ -47,6 +47,8 @@ pub mod observe;
 pub mod picoclaw;
 pub mod sandbox;
 pub mod session;
+pub mod time;
+pub mod tool;
 mod tool_result;
 pub mod trust;
 

@@ -341,7 +341,7 @@ async fn stdin_is_compact_json_and_one_newline_with_non_ascii_unescaped() {
     assert!(!text.contains("\\u"), "{text}");
     let value: Value = serde_json::from_str(text).expect("JSON");
     let object = value.as_object().expect("an object").clone();
-    let compact = hook_core::agent::input_line(&object);
+    let compact = hook_agents::input_line(&object);
     assert_eq!(&compact[..compact.len() - 1], body, "compact: no spaces, no indentation, the agents' key order");
     assert!(text.starts_with(r#"{"session_id":"#), "{text}");
     assert_eq!(value["tool_input"]["command"], "echo héllo ✓ 😀 \"q\"");

@@ -4,5 +4,6 @@
 mod common;
 mod decisions;
 mod dialects;
+mod old_paths;
 mod reload;
 mod trust;

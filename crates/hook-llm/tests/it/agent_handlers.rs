@@ -14,12 +14,11 @@ use std::{
     time::{Duration, Instant},
 };
 
+use hook_agents::input_line_of;
+use hook_config::{ConfigSource, load};
 use hook_core::{
     Context, Deadlines, Decision, Engine, Event, FireOutcome, HookError, HookInput, HookOutput, Level, LoadError,
-    OutcomeClass, Registration,
-    agent::input_line_of,
-    config::{ConfigSource, load},
-    hook_fn,
+    OutcomeClass, Registration, hook_fn,
 };
 use hook_llm::{AgentHttpFactory, AgentPromptFactory, ChatModel, PROMPT_SYSTEM_MESSAGE, Reply, ScriptedServer};
 use hook_protocol::{

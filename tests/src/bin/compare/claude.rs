@@ -15,12 +15,10 @@ use std::{
     time::Instant,
 };
 
+use hook_agents::{hook_input, input_line};
 use hook_bash::{AgentCommandFactory, AgentCommandOptions};
-use hook_core::{
-    Context, Deadlines, Engine, Event, Level,
-    agent::{hook_input, input_line},
-    config::{self, ConfigSource},
-};
+use hook_config::{self as config, ConfigSource};
+use hook_core::{Context, Deadlines, Engine, Event, Level};
 use hook_protocol::Agent;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;

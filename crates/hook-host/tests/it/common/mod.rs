@@ -80,7 +80,7 @@ pub fn fixture(name: &str) -> PathBuf {
 /// Records trust for the sandbox's project as it is now, in `config/trust.json`, as `hookwire
 /// trust --yes` does.
 pub fn trust_project(sandbox: &Sandbox) {
-    use hook_core::trust::{FileTrustStore, TrustStore, fingerprint};
+    use hook_trust::{FileTrustStore, TrustStore, fingerprint};
     let root = sandbox.project().canonicalize().unwrap();
     let locations = Locations { user_config_dir: Some(sandbox.path("config")), home: Some(sandbox.path("home")) };
     let record = fingerprint(&root, &locations.project_sources(&root, None)).unwrap();
