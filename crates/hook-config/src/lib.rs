@@ -70,6 +70,7 @@ mod jcli;
 mod locate;
 mod parse;
 mod picoclaw;
+mod rules;
 mod sandbox;
 
 use std::{
@@ -613,6 +614,7 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
             (None, None) => {
                 cx.prepare_spans();
                 match cx.top_keys() {
+                    Ok(Some(keys)) if rules::is_rules_file(&keys) => rules::rules_file(&mut cx),
                     Ok(Some(keys)) if keys.iter().any(|k| k == "hooks") => every_error(&mut cx, &Dialect::PicoClaw),
                     Ok(None) => {
                         cx.error(

@@ -106,6 +106,8 @@ pub enum HookDefinition {
     Builtin(BuiltinDef),
     /// A handler of a Claude Code, Gemini CLI or Codex settings file.
     Agent(Box<AgentHookDef>),
+    /// A rules file (`rules:`, `packs:`, `allow:`), evaluated in-process by hook-rules.
+    Rules(Box<hook_protocol::rules::RulesFile>),
 }
 
 /// One handler of a Claude Code family settings file, with the group and event it sits in.
@@ -189,6 +191,8 @@ impl Kind {
     pub const HTTP: Kind = Kind::from_static("http");
     /// The Claude Code family's `prompt` handlers (hook-llm).
     pub const PROMPT: Kind = Kind::from_static("prompt");
+    /// Rules files evaluated in-process (hook-rules).
+    pub const RULES: Kind = Kind::from_static("rules");
     /// Hooks registered as Rust values ([`crate::Engine::register`]); no factory builds them.
     pub const IN_PROCESS: Kind = Kind::from_static("in_process");
 

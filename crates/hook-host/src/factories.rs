@@ -90,7 +90,8 @@ pub fn engine_with_factories(model: Arc<dyn ChatModel>, project_dir: Option<Path
         .factory(guarded(Arc::new(hook_process::ProcessFactory::default())))
         .factory(guarded(Arc::new(hook_bash::AgentCommandFactory::new(command_options))))
         .factory(guarded(Arc::new(hook_llm::AgentHttpFactory::new())))
-        .factory(guarded(Arc::new(hook_llm::AgentPromptFactory::new(model.clone(), model.model_name().to_owned()))));
+        .factory(guarded(Arc::new(hook_llm::AgentPromptFactory::new(model.clone(), model.model_name().to_owned()))))
+        .factory(guarded(Arc::new(hook_rules::RulesFactory)));
     for kind in hook_agents::UNSUPPORTED_KINDS {
         builder = builder.factory(Arc::new(hook_agents::UnsupportedFactory::new(kind)));
     }

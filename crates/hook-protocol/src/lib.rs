@@ -45,6 +45,7 @@ pub mod jsonrpc;
 mod message;
 pub mod observe;
 pub mod picoclaw;
+pub mod rules;
 pub mod sandbox;
 pub mod session;
 pub mod time;
@@ -117,6 +118,7 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("hook-context", schema_of::<HookContext>()),
         ("hook-result", schema_of::<HookResult>()),
         ("tool-result", schema_of::<ToolResult>()),
+        ("rules-file", schema_of::<rules::RulesFile>()),
         ("jsonrpc-request", schema_of::<Request>()),
         ("jsonrpc-response", schema_of::<Response>()),
         ("jsonrpc-error", schema_of::<ErrorResponse>()),

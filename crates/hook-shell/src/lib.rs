@@ -974,6 +974,8 @@ pub struct Invocation {
     /// What it runs cannot be told from the text: its program is an expansion (`$X -rf /`), or
     /// it runs text only known when it runs (`sh` reading its input, `eval "$X"`, `sh -c "$X"`).
     pub runs_unknown: bool,
+    /// The files its output is redirected to (`> f`, `>> f`, `&> f`, `>| f`), quotes removed.
+    pub writes: Vec<String>,
 }
 
 /// Why a script cannot be read.
@@ -1011,7 +1013,8 @@ fn collect_invocations(script: &str, depth: usize, out: &mut Vec<Invocation>) ->
         return Err(ShellError::Unclosed);
     }
     let mut words: Vec<RawWord> = Vec::new();
-    let mut is_redirect_target = false;
+    let mut redirect: Option<Redirect> = None;
+    let mut writes: Vec<String> = Vec::new();
     for token in tokens.into_iter().map(Some).chain([None]) {
         match token {
             Some(Token::Word { pieces, raw }) => {
@@ -1020,15 +1023,22 @@ fn collect_invocations(script: &str, depth: usize, out: &mut Vec<Invocation>) ->
                         collect_invocations(inner, depth + 1, out)?;
                     }
                 }
-                if !std::mem::take(&mut is_redirect_target) {
-                    words.push((pieces, raw));
+                match redirect.take() {
+                    None => words.push((pieces, raw)),
+                    Some(Redirect::Output) => writes.push(plain_text(&pieces).unwrap_or(raw)),
+                    Some(_) => {}
                 }
             }
-            Some(Token::Redirect(_)) => is_redirect_target = true,
+            Some(Token::Redirect(kind)) => redirect = Some(kind),
             Some(Token::Op(_)) | None => {
+                let first = out.len();
                 command_stages(&words, depth, out)?;
+                for invocation in &mut out[first..] {
+                    invocation.writes.clone_from(&writes);
+                }
                 words.clear();
-                is_redirect_target = false;
+                writes.clear();
+                redirect = None;
             }
         }
     }
@@ -1058,6 +1068,7 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
             words: rest.iter().map(|(pieces, raw)| plain_text(pieces).unwrap_or_else(|| raw.clone())).collect(),
             raw: rest.iter().map(|(_, raw)| raw.clone()).collect(),
             runs_unknown: program.is_none() && !is_assignment,
+            writes: Vec::new(),
         };
         let Some(program) = program.filter(|_| !is_assignment) else {
             out.push(invocation);
@@ -1132,7 +1143,7 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
 /// An invocation standing for text run that is not known before it runs.
 fn unknown_run(args: &[RawWord]) -> Invocation {
     let raw: Vec<String> = args.iter().map(|(_, raw)| raw.clone()).collect();
-    Invocation { words: raw.clone(), raw, runs_unknown: true }
+    Invocation { words: raw.clone(), raw, runs_unknown: true, writes: Vec::new() }
 }
 
 /// `env -S 'STRING'` / `env --split-string=STRING`: `Some(Some(script))` for the command line

@@ -5,3 +5,4 @@ mod all_errors;
 mod config_load;
 mod config_parse;
 mod config_support;
+mod rules_files;

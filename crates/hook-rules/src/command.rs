@@ -1,0 +1,307 @@
+//! Simple commands as rules see them: every command hook-shell's [`hook_shell::invocations`]
+//! finds in a script (wrappers unwrapped, `sh -c` and `$(…)` entered), with the program reduced
+//! to its basename and flags normalized, plus the commands inside interpreter one-liners
+//! (`python -c "os.system('…')"`).
+
+use std::{
+    path::{Component, Path, PathBuf},
+    sync::OnceLock,
+};
+
+use regex::Regex;
+
+/// One simple command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Its words, quotes and escapes removed (the program first, as written).
+    pub words: Vec<String>,
+    /// The program's basename (`/usr/bin/git` → `git`, `\rm` → `rm`).
+    pub program: String,
+    /// Its flags, normalized for its program (`-rf` → `r`, `f`; `--hard` → `--hard`).
+    pub flags: Vec<String>,
+    /// Its operands (what is neither a flag nor a flag's value), in order.
+    pub operands: Vec<String>,
+    /// What it runs cannot be known before it runs (`$X -rf /`, `sh` reading its input).
+    pub runs_unknown: bool,
+    /// Files its output is redirected to.
+    pub writes: Vec<String>,
+}
+
+/// Programs whose single-dash options are whole words (`find -delete`, `terraform -destroy`).
+const SINGLE_DASH_LONG: [&str; 5] = ["find", "terraform", "tofu", "java", "dd"];
+
+/// Interpreters whose `-c` / `-e` code is searched for the shell commands it runs.
+const INTERPRETERS: [&str; 8] = ["python", "python2", "python3", "node", "perl", "ruby", "php", "deno"];
+
+/// Options that take the next word as their value, per program (so the value is no operand:
+/// `git -C dir reset` has the operand `reset`).
+fn value_options(program: &str) -> &'static [&'static str] {
+    match program {
+        "git" => &["C", "c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"],
+        "kubectl" => &["n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "l", "--selector"],
+        "docker" | "podman" => &["H", "--host", "--context", "--config", "p", "--project-name", "--file"],
+        "aws" => &["--profile", "--region", "--endpoint-url", "--output"],
+        "gcloud" => &["--project", "--account", "--configuration"],
+        "az" => &["--subscription", "g", "--resource-group", "n", "--name"],
+        "psql" | "mysql" => &["h", "--host", "U", "--username", "p", "--port", "d", "--dbname", "u", "--user"],
+        "redis-cli" => &["h", "p", "a", "n", "u"],
+        "chmod" | "chown" | "chgrp" => &["--reference"],
+        _ => &[],
+    }
+}
+
+/// The canonical spelling of a flag of `program`: long names mapped to their short letter,
+/// letters that mean the same mapped to one.
+fn canonical(program: &str, flag: &str) -> String {
+    let mapped = match (program, flag) {
+        ("rm" | "cp" | "rmdir", "--recursive" | "R") => "r",
+        ("rm" | "cp" | "mv" | "ln", "--force") => "f",
+        ("rm", "--dir") => "d",
+        ("chmod" | "chown" | "chgrp", "--recursive") => "R",
+        ("git", "--force") => "f",
+        ("git", "--delete") => "d",
+        ("git", "--all") => "a",
+        ("kubectl" | "docker" | "podman" | "docker-compose" | "podman-compose", "--all") => "a",
+        ("kubectl", "--all-namespaces") => "A",
+        ("docker" | "podman" | "docker-compose" | "podman-compose", "--volumes") => "v",
+        ("docker" | "podman", "--force") => "f",
+        ("shred", "--remove") => "u",
+        _ => flag,
+    };
+    mapped.to_owned()
+}
+
+/// The basename of a program word: `/usr/bin/git` → `git`, `\rm` → `rm`.
+pub(crate) fn basename(word: &str) -> String {
+    let word = word.trim_start_matches('\\');
+    let name = word.rsplit('/').next().unwrap_or(word);
+    name.to_owned()
+}
+
+/// Splits `program`'s arguments into normalized flags and operands.
+pub(crate) fn flags_and_operands(program: &str, args: &[String]) -> (Vec<String>, Vec<String>) {
+    let (mut flags, mut operands) = (Vec::new(), Vec::new());
+    let takes_value = value_options(program);
+    let single_dash_long = SINGLE_DASH_LONG.contains(&program);
+    let mut i = 0;
+    let mut options_over = false;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if options_over || arg.len() < 2 || !arg.starts_with('-') {
+            operands.push(arg.clone());
+            continue;
+        }
+        if arg == "--" {
+            options_over = true;
+            continue;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, has_value) = match long.split_once('=') {
+                Some((name, _)) => (format!("--{name}"), true),
+                None => (arg.clone(), false),
+            };
+            if !has_value && takes_value.contains(&name.as_str()) {
+                i += 1;
+            }
+            flags.push(canonical(program, &name));
+            continue;
+        }
+        if single_dash_long {
+            flags.push(arg.split('=').next().unwrap_or(arg).to_owned());
+            continue;
+        }
+        let letters: Vec<char> = arg[1..].chars().collect();
+        for (k, letter) in letters.iter().enumerate() {
+            let letter = letter.to_string();
+            if takes_value.contains(&letter.as_str()) {
+                // `-C dir`, or `-Cdir` with the value attached.
+                if k + 1 == letters.len() {
+                    i += 1;
+                }
+                flags.push(canonical(program, &letter));
+                break;
+            }
+            if !letter.chars().all(|c| c.is_ascii_alphanumeric()) {
+                break;
+            }
+            flags.push(canonical(program, &letter));
+        }
+    }
+    (flags, operands)
+}
+
+/// A pattern's flags, normalized for its program as a command's are.
+pub(crate) fn pattern_flags(program: &str, words: &[String]) -> Vec<String> {
+    flags_and_operands(program, words).0
+}
+
+/// The simple commands of `script`, or why it cannot be read.
+pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, hook_shell::ShellError> {
+    let mut out = Vec::new();
+    collect(script, 0, &mut out)?;
+    Ok(out)
+}
+
+fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(), hook_shell::ShellError> {
+    for invocation in hook_shell::invocations(script)? {
+        let Some(first) = invocation.words.first() else { continue };
+        let program = basename(first);
+        let args = &invocation.words[1..];
+        let (flags, operands) = flags_and_operands(&program, args);
+        let command = SimpleCommand {
+            words: invocation.words.clone(),
+            program,
+            flags,
+            operands,
+            runs_unknown: invocation.runs_unknown,
+            writes: invocation.writes,
+        };
+        if depth < 2
+            && INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
+        {
+            for code in one_liner_code(args) {
+                for inner in embedded_commands(code) {
+                    // Text that does not parse as a shell script runs nothing we can see.
+                    let _ = collect(&inner, depth + 1, out);
+                }
+            }
+        }
+        out.push(command);
+    }
+    Ok(())
+}
+
+/// The code of `-c CODE` / `-e CODE` (`-ec`, `--eval`).
+fn one_liner_code(args: &[String]) -> impl Iterator<Item = &str> {
+    args.windows(2).filter_map(|pair| {
+        let flag = pair[0].as_str();
+        let is_code_flag = matches!(flag, "-c" | "-e" | "-E" | "--eval" | "-r" | "-p")
+            || flag.starts_with('-') && !flag.starts_with("--") && (flag.ends_with('c') || flag.ends_with('e'));
+        is_code_flag.then_some(pair[1].as_str())
+    })
+}
+
+/// The shell command lines an interpreter's code hands to a shell or runs as a process:
+/// string arguments of `system(…)`, `popen(…)`, `subprocess.run(…)`, `execSync(…)`, … (a list
+/// of strings is joined with spaces) and backquoted strings.
+fn embedded_commands(code: &str) -> Vec<String> {
+    static CALL: OnceLock<Regex> = OnceLock::new();
+    static STRING: OnceLock<Regex> = OnceLock::new();
+    let call = CALL.get_or_init(|| {
+        Regex::new(
+            r#"(?:system|popen|run|call|check_output|check_call|Popen|getoutput|getstatusoutput|execSync|exec|spawnSync|spawn|execFileSync|execFile|shell_exec|passthru)\s*\(\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|`([^`]*)`"#,
+        )
+        .expect("the embedded-command pattern is valid")
+    });
+    let string = STRING
+        .get_or_init(|| Regex::new(r#""((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'"#).expect("the string pattern is valid"));
+    let mut out = Vec::new();
+    for captures in call.captures_iter(code) {
+        if let Some(backquoted) = captures.get(2) {
+            out.push(backquoted.as_str().to_owned());
+            continue;
+        }
+        let Some(argument) = captures.get(1) else { continue };
+        let parts: Vec<String> = string
+            .captures_iter(argument.as_str())
+            .filter_map(|s| s.get(1).or_else(|| s.get(2)).map(|m| m.as_str().to_owned()))
+            .collect();
+        if argument.as_str().starts_with('[') {
+            out.push(parts.iter().map(|p| shell_quote(p)).collect::<Vec<_>>().join(" "));
+        } else {
+            out.extend(parts);
+        }
+    }
+    out
+}
+
+/// `word` quoted for a shell when it needs it.
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./~=+:@,".contains(c)) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `word` as a normalized absolute path: `~`, `$HOME` and `${HOME}` are `home`, a relative
+/// path is `cwd`'s, `.` and `..` are resolved, and a trailing `/*`, `/.` or `/` names the
+/// directory itself (deleting everything in it is deleting it).
+pub fn normalize_path(word: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    let mut text = word.trim_matches(|c| c == '"' || c == '\'').to_owned();
+    for var in ["${HOME}", "$HOME", "\"$HOME\"", "\"${HOME}\""] {
+        if let Some(rest) = text.strip_prefix(var)
+            && let Some(home) = home
+        {
+            text = format!("{}{rest}", home.display());
+        }
+    }
+    text = text.replace('"', "");
+    if (text == "~" || text.starts_with("~/"))
+        && let Some(home) = home
+    {
+        text = format!("{}{}", home.display(), &text[1..]);
+    }
+    while let Some(stripped) = text.strip_suffix("/*").or_else(|| text.strip_suffix("/.")) {
+        text = if stripped.is_empty() { "/".to_owned() } else { stripped.to_owned() };
+    }
+    if text == "*" || text == ".*" {
+        text = ".".to_owned();
+    }
+    let joined = if text.starts_with('/') { PathBuf::from(&text) } else { cwd.join(&text) };
+    let mut normal = PathBuf::from("/");
+    for component in joined.components() {
+        match component {
+            Component::ParentDir => {
+                normal.pop();
+            }
+            Component::Normal(part) => normal.push(part),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    normal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(line: &str) -> Vec<String> {
+        let words: Vec<String> = line.split(' ').map(str::to_owned).collect();
+        let mut flags = flags_and_operands(&words[0], &words[1..]).0;
+        flags.sort();
+        flags
+    }
+
+    #[test]
+    fn flags_normalize() {
+        assert_eq!(flags("rm -rf x"), ["f", "r"]);
+        assert_eq!(flags("rm -fR x"), ["f", "r"]);
+        assert_eq!(flags("rm --recursive --force x"), ["f", "r"]);
+        assert_eq!(flags("find . -delete"), ["-delete"]);
+        let (flags, operands) = flags_and_operands("git", &["-C".into(), "d".into(), "reset".into(), "--hard".into()]);
+        assert_eq!((flags, operands), (vec!["C".to_owned(), "--hard".to_owned()], vec!["reset".to_owned()]));
+    }
+
+    #[test]
+    fn paths_normalize() {
+        let home = Path::new("/home/u");
+        let cwd = Path::new("/p/src");
+        assert_eq!(normalize_path("~", cwd, Some(home)), Path::new("/home/u"));
+        assert_eq!(normalize_path("$HOME/", cwd, Some(home)), Path::new("/home/u"));
+        assert_eq!(normalize_path("${HOME}/*", cwd, Some(home)), Path::new("/home/u"));
+        assert_eq!(normalize_path("../..", cwd, Some(home)), Path::new("/"));
+        assert_eq!(normalize_path("build", cwd, Some(home)), Path::new("/p/src/build"));
+        assert_eq!(normalize_path("/*", cwd, Some(home)), Path::new("/"));
+    }
+
+    #[test]
+    fn one_liners_yield_their_commands() {
+        let commands = simple_commands(r#"python3 -c "import os; os.system('rm -rf ~')""#).unwrap();
+        assert!(commands.iter().any(|c| c.program == "rm"), "{commands:?}");
+        let commands =
+            simple_commands(r#"python -c "import subprocess; subprocess.run(['git','reset','--hard'])""#).unwrap();
+        assert!(commands.iter().any(|c| c.program == "git" && c.flags == ["--hard"]), "{commands:?}");
+    }
+}

@@ -1,0 +1,492 @@
+//! Rules compiled once at load (regexes built, patterns split, names checked), and their
+//! evaluation over one tool call.
+
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+};
+
+use hook_protocol::{
+    Event, ToolClass,
+    rules::{Mode, PackName, Rule, RuleDecision, RulesFile, Undetermined},
+    tool::tool_class,
+};
+use regex::Regex;
+
+use crate::{
+    command::{SimpleCommand, basename, flags_and_operands, normalize_path, pattern_flags, simple_commands},
+    glob::glob_match,
+    packs,
+};
+
+/// A rule that cannot be compiled: the file refuses to load.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rule `{rule}`: `{field}` {message}")]
+pub struct RuleError {
+    /// The rule's name.
+    pub rule: String,
+    /// The key holding the mistake.
+    pub field: &'static str,
+    /// The value as written, to find it in the file.
+    pub value: String,
+    /// What is wrong and what to write.
+    pub message: String,
+}
+
+/// Where a rule comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A pack compiled into hookwire.
+    Pack(PackName),
+    /// A rules file's own `rules:` or `allow:`.
+    File,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Pack(pack) => f.write_str(pack.as_str()),
+            Origin::File => f.write_str("file"),
+        }
+    }
+}
+
+/// One `command` pattern: program, leading operands and flags.
+#[derive(Debug, Clone)]
+struct CommandPattern {
+    program: String,
+    operands: Vec<String>,
+    flags: Vec<String>,
+}
+
+/// A compiled rule.
+#[derive(Debug, Clone)]
+pub struct CompiledRule {
+    /// Where it comes from.
+    pub origin: Origin,
+    /// Its name.
+    pub name: String,
+    /// What a match decides.
+    pub decision: RuleDecision,
+    /// What the model is told.
+    pub reason: Option<String>,
+    /// A safer alternative.
+    pub suggest: Option<String>,
+    /// Whether it only records.
+    pub shadow: bool,
+    /// The policy for commands whose program is not known.
+    pub undetermined: Undetermined,
+    events: Vec<Event>,
+    tools: Vec<String>,
+    commands: Vec<CommandPattern>,
+    args: Vec<String>,
+    any_flags: Vec<String>,
+    not_flags: Vec<String>,
+    args_regex: Option<Regex>,
+    into: Vec<String>,
+    paths: Vec<(bool, String)>,
+    content: Option<Regex>,
+    url: Option<Regex>,
+}
+
+impl CompiledRule {
+    /// `pack/name` (or `name` for a file's own rule).
+    pub fn label(&self) -> String {
+        match self.origin {
+            Origin::Pack(pack) => format!("{pack}/{}", self.name),
+            Origin::File => self.name.clone(),
+        }
+    }
+
+    /// Whether it has a `command` pattern.
+    pub fn has_command(&self) -> bool {
+        !self.commands.is_empty()
+    }
+
+    /// Compiles `rule`; `allow` forces its decision to `allow` (an entry of `allow:`).
+    pub fn compile(rule: &Rule, origin: Origin, allow: bool, file: &RulesFile) -> Result<CompiledRule, RuleError> {
+        let error = |field: &'static str, value: &str, message: String| RuleError {
+            rule: rule.name.clone(),
+            field,
+            value: value.to_owned(),
+            message,
+        };
+        let regex = |field: &'static str, text: &Option<String>| -> Result<Option<Regex>, RuleError> {
+            text.as_deref()
+                .map(|text| Regex::new(text).map_err(|e| error(field, text, format!("is not a valid regex: {e}"))))
+                .transpose()
+        };
+        let mut commands = Vec::new();
+        for text in rule.command.iter().flat_map(|c| c.iter()) {
+            let words: Vec<String> = match hook_shell::invocations(text) {
+                Ok(invocations) => invocations.into_iter().next().map(|i| i.words).unwrap_or_default(),
+                Err(e) => return Err(error("command", text, format!("does not parse: {e}"))),
+            };
+            let Some(program) = words.first() else {
+                return Err(error("command", text, "is empty: write `program [operands] [flags]`".to_owned()));
+            };
+            let program = basename(program);
+            let flags = pattern_flags(&program, &words[1..]);
+            let operands = flags_and_operands(&program, &words[1..]).1;
+            commands.push(CommandPattern { program, operands, flags });
+        }
+        let refinements = !rule.args.is_empty()
+            || !rule.any_flags.is_empty()
+            || !rule.not_flags.is_empty()
+            || rule.args_regex.is_some()
+            || !rule.into.is_empty();
+        if refinements && commands.is_empty() {
+            return Err(error(
+                "command",
+                &rule.name,
+                "is missing: `args`, `any_flags`, `not_flags`, `args_regex` and `into` refine a `command` pattern"
+                    .to_owned(),
+            ));
+        }
+        let program = commands.first().map(|c| c.program.clone()).unwrap_or_default();
+        let normalize_flags = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .flat_map(|flag| {
+                    // `d` and `delete` stand for `-d` and `--delete`.
+                    let written = match flag.len() {
+                        _ if flag.starts_with('-') => flag.clone(),
+                        1 => format!("-{flag}"),
+                        _ => format!("--{flag}"),
+                    };
+                    pattern_flags(&program, &[written])
+                })
+                .collect()
+        };
+        let paths = rule
+            .path
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|glob| match glob.strip_prefix('!') {
+                Some(glob) => (true, glob.to_owned()),
+                None => (false, glob.to_owned()),
+            })
+            .collect();
+        let decision = if allow { RuleDecision::Allow } else { rule.decision.unwrap_or(RuleDecision::Deny) };
+        let mode = rule.mode.or(file.mode).unwrap_or(Mode::Enforce);
+        Ok(CompiledRule {
+            origin,
+            name: rule.name.clone(),
+            decision,
+            reason: rule.reason.clone(),
+            suggest: rule.suggest.clone(),
+            shadow: mode == Mode::Shadow,
+            undetermined: rule.undetermined.or(file.undetermined).unwrap_or(Undetermined::Ask),
+            events: if rule.events.is_empty() { vec![Event::PreToolExecution] } else { rule.events.clone() },
+            tools: rule.tools.iter().map(|t| t.as_str().to_owned()).collect(),
+            args: rule.args.clone(),
+            any_flags: normalize_flags(&rule.any_flags),
+            not_flags: normalize_flags(&rule.not_flags),
+            args_regex: regex("args_regex", &rule.args_regex)?,
+            into: rule.into.clone(),
+            commands,
+            paths,
+            content: regex("content", &rule.content)?,
+            url: regex("url", &rule.url)?,
+        })
+    }
+
+    /// The events it runs on.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Whether it applies to a call of `tool` on `event`.
+    fn applies(&self, event: Event, tool: Option<&str>) -> bool {
+        if !self.events.contains(&event) {
+            return false;
+        }
+        if self.tools.is_empty() {
+            return true;
+        }
+        let Some(tool) = tool else { return false };
+        let class = tool_class(tool);
+        self.tools.iter().any(|selector| match selector.as_str() {
+            "any" => true,
+            "mcp" => tool.starts_with("mcp__"),
+            name if name == tool => true,
+            name => class != ToolClass::Other && class.as_str() == name,
+        })
+    }
+
+    /// Whether one simple command of `script` matches.
+    fn matches_command(&self, command: &SimpleCommand, script: &[SimpleCommand], call: &Call<'_>) -> bool {
+        if command.flags.iter().any(|f| f == "--help" || f == "--version") {
+            return false;
+        }
+        let Some(pattern) = self.commands.iter().find(|p| {
+            p.program == command.program
+                && command.operands.len() >= p.operands.len()
+                && p.operands.iter().zip(&command.operands).all(|(a, b)| a == b)
+                && p.flags.iter().all(|f| command.flags.contains(f))
+        }) else {
+            return false;
+        };
+        if !self.any_flags.is_empty() && !self.any_flags.iter().any(|f| command.flags.contains(f)) {
+            return false;
+        }
+        if self.not_flags.iter().any(|f| command.flags.contains(f)) {
+            return false;
+        }
+        let rest = &command.operands[pattern.operands.len()..];
+        if !self.args.is_empty() && !rest.iter().any(|arg| self.args.iter().any(|glob| arg_matches(glob, arg, call))) {
+            return false;
+        }
+        if let Some(regex) = &self.args_regex
+            && !regex.is_match(&command.words[1..].join(" "))
+        {
+            return false;
+        }
+        if !self.paths.is_empty() {
+            let targets: Vec<PathBuf> =
+                rest.iter().chain(&command.writes).map(|a| normalize_path(a, call.cwd, call.home)).collect();
+            if !targets.iter().any(|t| self.path_matches(t, call.home)) {
+                return false;
+            }
+        }
+        if !self.into.is_empty() && !script.iter().any(|other| runs_unseen_code(other, &self.into)) {
+            return false;
+        }
+        true
+    }
+
+    /// Whether `path` matches the rule's globs and none of its exclusions.
+    fn path_matches(&self, path: &Path, home: Option<&Path>) -> bool {
+        let text = path.to_string_lossy();
+        let hit = |glob: &str| glob_match(&expand_glob(glob, home), &text);
+        self.paths.iter().any(|(negated, glob)| !negated && hit(glob))
+            && !self.paths.iter().any(|(negated, glob)| *negated && hit(glob))
+    }
+
+    /// Whether a call that is not a shell command matches (paths, content, url).
+    fn matches_call(&self, call: &Call<'_>) -> bool {
+        if !self.paths.is_empty() && !call.paths.iter().any(|p| self.path_matches(p, call.home)) {
+            return false;
+        }
+        if let Some(content) = &self.content
+            && !call.content.as_deref().is_some_and(|text| content.is_match(text))
+        {
+            return false;
+        }
+        if let Some(url) = &self.url
+            && !call.url.as_deref().is_some_and(|text| url.is_match(text))
+        {
+            return false;
+        }
+        !self.paths.is_empty() || self.content.is_some() || self.url.is_some()
+    }
+}
+
+/// Whether `command` is one of `programs` running code it reads from its input or from a
+/// substitution (`| sh`, `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 -`).
+fn runs_unseen_code(command: &SimpleCommand, programs: &[String]) -> bool {
+    let program = command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !programs.iter().any(|p| p == &command.program || p == program) {
+        return false;
+    }
+    command.runs_unknown
+        || command.operands.is_empty()
+        || command.operands.iter().any(|o| o == "-" || o == "/dev/stdin" || o.starts_with("<(") || o.contains("$("))
+}
+
+/// A glob with `~` made the home directory; a glob not anchored at `/` matches anywhere.
+fn expand_glob(glob: &str, home: Option<&Path>) -> String {
+    match (glob.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => format!("{}{rest}", home.display()),
+        _ if glob.starts_with('/') || glob.starts_with("**") => glob.to_owned(),
+        _ => format!("**/{glob}"),
+    }
+}
+
+/// Whether operand `arg` matches `glob`: a glob naming a place (`/…`, `~…`, `$CWD…`,
+/// `$CWD_OR_PARENT`) is matched against the operand as a normalized absolute path, any other
+/// against the operand as written.
+fn arg_matches(glob: &str, arg: &str, call: &Call<'_>) -> bool {
+    let path = || normalize_path(arg, call.cwd, call.home);
+    if glob == "$CWD_OR_PARENT" {
+        let path = path();
+        return call.cwd.starts_with(&path);
+    }
+    if let Some(rest) = glob.strip_prefix("$CWD") {
+        return glob_match(&format!("{}{rest}", call.cwd.display()), &path().to_string_lossy());
+    }
+    if glob.starts_with('/') || glob.starts_with('~') {
+        return glob_match(&expand_glob(glob, call.home), &path().to_string_lossy());
+    }
+    glob_match(glob, arg)
+}
+
+/// One call, as rules see it.
+#[derive(Debug, Clone)]
+pub struct Call<'a> {
+    /// The event.
+    pub event: Event,
+    /// The tool's name, when there is a tool.
+    pub tool: Option<&'a str>,
+    /// The shell command, for a shell tool.
+    pub command: Option<&'a str>,
+    /// The paths the call names, absolute.
+    pub paths: Vec<PathBuf>,
+    /// The text the tool writes.
+    pub content: Option<String>,
+    /// The URL it fetches.
+    pub url: Option<String>,
+    /// The working directory.
+    pub cwd: &'a Path,
+    /// The home directory.
+    pub home: Option<&'a Path>,
+}
+
+/// One rule that matched.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The rule (`pack/name`).
+    pub rule: String,
+    /// What it decides.
+    pub decision: RuleDecision,
+    /// Whether it only records.
+    pub shadow: bool,
+    /// What the model is told.
+    pub reason: String,
+    /// A safer alternative.
+    pub suggest: Option<String>,
+    /// The simple command it matched (shell calls).
+    pub command: Option<String>,
+}
+
+/// What the rules decided about one call.
+#[derive(Debug, Clone, Default)]
+pub struct Verdict {
+    /// The strongest enforced decision; `None`: no objection.
+    pub decision: Option<RuleDecision>,
+    /// The hit that decided.
+    pub decided_by: Option<Hit>,
+    /// Every enforced hit, exceptions applied.
+    pub hits: Vec<Hit>,
+    /// Hits of shadow rules: what they would have decided.
+    pub shadowed: Vec<Hit>,
+    /// The simple commands parsed out of the script, as `program word…`.
+    pub commands: Vec<String>,
+}
+
+/// Every rule of one rules file, packs first.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    rules: Vec<CompiledRule>,
+}
+
+impl RuleSet {
+    /// Compiles `file`: its packs, its rules and its exceptions.
+    pub fn compile(file: &RulesFile) -> Result<RuleSet, RuleError> {
+        let mut rules = Vec::new();
+        for pack in packs::expand(&file.packs) {
+            for rule in packs::rules(pack) {
+                rules.push(CompiledRule::compile(rule, Origin::Pack(pack), false, file)?);
+            }
+        }
+        for rule in &file.rules {
+            rules.push(CompiledRule::compile(rule, Origin::File, false, file)?);
+        }
+        for rule in &file.allow {
+            rules.push(CompiledRule::compile(rule, Origin::File, true, file)?);
+        }
+        Ok(RuleSet { rules })
+    }
+
+    /// The rules, in evaluation order.
+    pub fn rules(&self) -> &[CompiledRule] {
+        &self.rules
+    }
+
+    /// Every event any rule runs on.
+    pub fn events(&self) -> Vec<Event> {
+        let mut events: Vec<Event> = Vec::new();
+        for event in self.rules.iter().flat_map(|r| r.events.iter()) {
+            if !events.contains(event) {
+                events.push(*event);
+            }
+        }
+        events
+    }
+
+    /// Evaluates the rules over `call`.
+    pub fn evaluate(&self, call: &Call<'_>) -> Verdict {
+        let applicable: Vec<&CompiledRule> = self.rules.iter().filter(|r| r.applies(call.event, call.tool)).collect();
+        let mut verdict = Verdict::default();
+        let mut hits = Vec::new();
+        if let Some(script) = call.command {
+            match simple_commands(script) {
+                Ok(commands) => {
+                    verdict.commands = commands.iter().map(|c| c.words.join(" ")).collect();
+                    for command in &commands {
+                        let matched: Vec<&CompiledRule> = applicable
+                            .iter()
+                            .copied()
+                            .filter(|r| r.has_command() && r.matches_command(command, &commands, call))
+                            .collect();
+                        let excepted = matched.iter().any(|r| r.decision == RuleDecision::Allow && !r.shadow);
+                        for rule in matched {
+                            if rule.decision != RuleDecision::Allow && !excepted {
+                                hits.push(hit(rule, Some(command.words.join(" ")), None));
+                            }
+                        }
+                        if command.runs_unknown
+                            && let Some(rule) = applicable
+                                .iter()
+                                .filter(|r| r.has_command() && r.undetermined != Undetermined::Allow)
+                                .max_by_key(|r| r.undetermined == Undetermined::Deny)
+                        {
+                            let decision = match rule.undetermined {
+                                Undetermined::Deny => RuleDecision::Deny,
+                                _ => RuleDecision::Ask,
+                            };
+                            let reason = format!(
+                                "what `{}` runs cannot be known before it runs, so the guard rules cannot check it",
+                                command.words.join(" ")
+                            );
+                            hits.push(hit(rule, Some(command.words.join(" ")), Some((decision, reason))));
+                        }
+                    }
+                }
+                Err(error) => {
+                    if let Some(rule) = applicable.iter().find(|r| r.has_command()) {
+                        let reason =
+                            format!("the command cannot be read ({error}), so the guard rules cannot check it");
+                        hits.push(hit(rule, None, Some((RuleDecision::Ask, reason))));
+                    }
+                }
+            }
+        }
+        let matched: Vec<&CompiledRule> =
+            applicable.iter().copied().filter(|r| !r.has_command() && r.matches_call(call)).collect();
+        let excepted = matched.iter().any(|r| r.decision == RuleDecision::Allow && !r.shadow);
+        for rule in matched {
+            if rule.decision != RuleDecision::Allow && !excepted {
+                hits.push(hit(rule, None, None));
+            }
+        }
+        for hit in hits {
+            if hit.shadow {
+                verdict.shadowed.push(hit);
+                continue;
+            }
+            if verdict.decision.is_none_or(|d| hit.decision > d) {
+                verdict.decision = Some(hit.decision);
+                verdict.decided_by = Some(hit.clone());
+            }
+            verdict.hits.push(hit);
+        }
+        verdict
+    }
+}
+
+fn hit(rule: &CompiledRule, command: Option<String>, instead: Option<(RuleDecision, String)>) -> Hit {
+    let (decision, reason) = instead.unwrap_or_else(|| {
+        (rule.decision, rule.reason.clone().unwrap_or_else(|| format!("the guard rule `{}` matched", rule.label())))
+    });
+    Hit { rule: rule.label(), decision, shadow: rule.shadow, reason, suggest: rule.suggest.clone(), command }
+}
