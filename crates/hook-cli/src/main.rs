@@ -33,6 +33,7 @@ mod session;
 mod stats;
 mod telemetry;
 mod terminal;
+mod test;
 mod transcript;
 mod trust;
 
@@ -86,6 +87,10 @@ enum Command {
     /// Run the project's daemon: hooks stay up between `hookwire hook` calls, and any program
     /// can fire events over its Unix socket (docs/daemon.md).
     Serve(serve::ServeArgs),
+    /// Run the project's hook test files (`*.hooktest.yaml`): each case through the hooks, as the
+    /// agent would get the answer. The project's hooks run without a trust check, as `cargo test`
+    /// runs a project's code.
+    Test(test::TestArgs),
     /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
     Install(install::InstallArgs),
     /// Read an audit log and print, per hook id, runs, outcomes and durations.
@@ -316,6 +321,7 @@ fn main() -> ExitCode {
                 Command::Completions(args) => completions::completions(&args),
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
+                Command::Test(args) => test::run(args).await,
                 Command::Serve(args) => serve::run(args).await,
             }
         };

@@ -9,6 +9,7 @@ mod daemon;
 mod demo;
 mod first_run;
 mod hardening;
+mod hooktest;
 mod install;
 mod published;
 mod real_agents;
