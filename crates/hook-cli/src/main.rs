@@ -28,6 +28,7 @@ mod fire;
 mod held_back;
 mod hook;
 mod install;
+mod replay;
 mod serve;
 mod session;
 mod stats;
@@ -91,6 +92,9 @@ enum Command {
     /// agent would get the answer. The project's hooks run without a trust check, as `cargo test`
     /// runs a project's code.
     Test(test::TestArgs),
+    /// Replay recorded sessions (Claude Code transcripts, Codex rollouts) through the configured
+    /// hooks without running any tool: what would they have denied, asked or rewritten?
+    Replay(replay::ReplayArgs),
     /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
     Install(install::InstallArgs),
     /// Read an audit log and print, per hook id, runs, outcomes and durations.
@@ -322,6 +326,7 @@ fn main() -> ExitCode {
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
                 Command::Test(args) => test::run(args).await,
+                Command::Replay(args) => replay::run(args).await,
                 Command::Serve(args) => serve::run(args).await,
             }
         };

@@ -89,11 +89,15 @@ pub(crate) enum LoadError {
 
 /// What the agent read from an answer.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-struct Got {
-    decision: Option<&'static str>,
-    reason: Option<String>,
-    context: Option<String>,
-    updated_input: Option<Value>,
+pub(crate) struct Got {
+    /// `allow`, `deny`, `ask`, `defer`, `block`, `stop`; `None`: nothing decided.
+    pub(crate) decision: Option<&'static str>,
+    /// The reason given with the decision.
+    pub(crate) reason: Option<String>,
+    /// The additional context for the model.
+    pub(crate) context: Option<String>,
+    /// The rewritten tool input.
+    pub(crate) updated_input: Option<Value>,
     exit_code: i32,
     stderr: String,
 }
@@ -236,7 +240,7 @@ fn text_of(value: Option<&Value>) -> Option<String> {
 
 /// What `agent` reads from the bridge's answer on `event`: the decision, its reason, the
 /// context for the model, the rewritten tool input.
-fn read_answer(event: Event, answer: &hook_agents::BridgeAnswer) -> Got {
+pub(crate) fn read_answer(event: Event, answer: &hook_agents::BridgeAnswer) -> Got {
     let mut got = Got { exit_code: answer.exit_code, stderr: answer.stderr.clone(), ..Got::default() };
     if answer.exit_code == 2 {
         got.decision = Some(if event == Event::PreToolExecution { "deny" } else { "block" });

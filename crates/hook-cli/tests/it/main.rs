@@ -14,5 +14,6 @@ mod install;
 mod published;
 mod real_agents;
 mod recursion;
+mod replay;
 mod telemetry;
 mod trust;
