@@ -320,7 +320,7 @@ fn compare(expect: &HookTestExpect, got: &Got) -> Vec<String> {
         match text_matches(want, text.as_deref()) {
             Ok(true) => {}
             Ok(false) => failures.push(format!(
-                "{what}: expected it to {}, got {}",
+                "{what}: expected text that {}, got {}",
                 describe_text(want),
                 text.as_deref().map_or_else(|| "none".to_owned(), |t| format!("{t:?}"))
             )),

@@ -79,7 +79,7 @@ fn passing_and_failing_cases_report_expected_got_and_the_trace() {
     let failure = text.split("FAIL  hooktests/guards.hooktest.yaml: echo is wrongly expected to be denied\n").nth(1);
     let failure = failure.unwrap_or_else(|| panic!("no failure line: {text}"));
     assert!(failure.contains("decision: expected deny, got no decision (the agent goes on)"), "{failure}");
-    assert!(failure.contains(r#"reason: expected it to contains "nope", got none"#), "{failure}");
+    assert!(failure.contains(r#"reason: expected text that contains "nope", got none"#), "{failure}");
     assert!(failure.contains("expected: decision deny, reason contains \"nope\""), "{failure}");
     assert!(failure.contains("got:      decision none"), "{failure}");
     // The trace names the hook that ran and where it is declared, and why the other did not.
@@ -217,4 +217,24 @@ fn a_test_file_that_does_not_load_exits_2_with_file_line_and_column() {
     assert!(err.contains("did you mean `event`?"), "{err}");
     let nothing = sandbox.hookwire("work", &["test"]).output().unwrap();
     assert_eq!(nothing.status.code(), Some(2), "{}", both(&nothing));
+}
+
+/// The repository's own examples carry a test file; CI runs it through this test, on a copy
+/// (so no project around the checkout can change what loads).
+#[test]
+fn the_demo_examples_pass_their_own_test_file_and_a_broken_guard_fails_it() {
+    let sandbox = Scratch::new("hooktest-demo");
+    let demo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
+    crate::common::agent::copy_tree(&demo, &sandbox.path("work/demo"));
+    let output = sandbox.hookwire("work/demo", &["test", "hooktests"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(stdout(&output).ends_with("5 passed, 0 failed\n"), "{}", both(&output));
+
+    // The same file catches a guard that stopped guarding.
+    sandbox.write_script("work/demo/hooks/no-rm-rf/guard.sh", "#!/bin/sh\ncat >/dev/null\necho '{}'\n");
+    let output = sandbox.hookwire("work/demo", &["test", "hooktests"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    let text = stdout(&output);
+    assert!(text.contains("FAIL  hooktests/demo.hooktest.yaml: a recursive delete is denied"), "{text}");
+    assert!(text.ends_with("4 passed, 1 failed\n"), "{text}");
 }
