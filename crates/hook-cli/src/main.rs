@@ -35,6 +35,7 @@ mod stats;
 mod telemetry;
 mod terminal;
 mod test;
+mod test_update;
 mod transcript;
 mod trust;
 

@@ -56,6 +56,10 @@ pub(crate) struct TestArgs {
     /// Fail (exit 1) when a configured hook is left that no case ran; implies `--coverage`.
     #[arg(long)]
     require_coverage: bool,
+    /// Write each case's `expect` from what the hooks answer now (the rest of the file, comments
+    /// included, stays as written).
+    #[arg(long)]
+    update: bool,
 }
 
 /// Why a test file cannot run.
@@ -76,6 +80,22 @@ pub(crate) enum LoadError {
         file: String,
         /// The parser's error.
         error: hook_config::ParseError,
+    },
+    /// `--update` cannot edit the file.
+    #[error("{file}: {error}")]
+    Update {
+        /// The test file.
+        file: String,
+        /// Why.
+        error: crate::test_update::UpdateError,
+    },
+    /// `--update` cannot write the file.
+    #[error("{file}: cannot write it: {source}")]
+    Write {
+        /// The test file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
     },
     /// The configuration the file names does not load, or its hooks cannot start.
     #[error("{file}: the configuration does not load: {message}")]
@@ -114,6 +134,10 @@ struct TraceLine {
 /// The result of one case.
 #[derive(Debug)]
 struct CaseResult {
+    /// The case's place in its file.
+    index: usize,
+    /// The event fired; `None` when the input could not be read.
+    event: Option<Event>,
     name: String,
     file: String,
     expected: Option<HookTestExpect>,
@@ -394,11 +418,13 @@ async fn run_file(
     let transcript = std::env::temp_dir().join(format!("hookwire-test-{}.jsonl", std::process::id()));
     let _ = std::fs::write(&transcript, "");
     let mut results = Vec::new();
-    for case in &test.cases {
+    for (index, case) in test.cases.iter().enumerate() {
         if filter.is_some_and(|text| !case.name.contains(text)) {
             continue;
         }
         let mut result = CaseResult {
+            index,
+            event: None,
             name: case.name.clone(),
             file: name.to_owned(),
             expected: case.expect.clone(),
@@ -413,6 +439,7 @@ async fn run_file(
                 for entry in outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()) {
                     ran.insert(entry.id.to_string());
                 }
+                result.event = Some(event);
                 result.got = read_answer(event, &answer);
                 result.trace = trace_lines(&outcome, &specs);
                 if let Some(expect) = &case.expect {
@@ -570,6 +597,50 @@ fn json_report(results: &[CaseResult], passed: usize, failed: usize, coverage: O
     Value::Object(report)
 }
 
+/// The `expect` `--update` writes for `result`; `None` when its input could not be read.
+fn new_expect(result: &CaseResult) -> Option<crate::test_update::NewExpect> {
+    let event = result.event?;
+    let decision = result.got.decision.unwrap_or(match event {
+        Event::PreToolExecution | Event::ApproveTool => "allow",
+        _ => "continue",
+    });
+    Some(crate::test_update::NewExpect {
+        decision,
+        reason: result.got.reason.clone().filter(|r| !r.is_empty()),
+        context: result.got.context.clone(),
+        updated_input: result.got.updated_input.clone(),
+    })
+}
+
+/// `--update`: writes the answers of `results` into the `expect` of each case that has none or
+/// fails; the updated cases then pass.
+fn update_file(
+    path: &Path,
+    name: &str,
+    test: &HookTestFile,
+    mut results: Vec<CaseResult>,
+) -> Result<Vec<CaseResult>, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { file: name.to_owned(), source })?;
+    let mut updates = vec![None; test.cases.len()];
+    for result in &results {
+        // A case that passes keeps its expectation as written (a `contains` stays a `contains`).
+        let passes = result.expected.is_some() && result.failures.is_empty();
+        updates[result.index] = if passes { None } else { new_expect(result) };
+    }
+    let updated = crate::test_update::rewrite(&text, test.cases.len(), &updates)
+        .map_err(|error| LoadError::Update { file: name.to_owned(), error })?;
+    if updated != text {
+        std::fs::write(path, updated).map_err(|source| LoadError::Write { file: name.to_owned(), source })?;
+    }
+    for result in &mut results {
+        if result.event.is_some() {
+            result.failures.clear();
+        }
+    }
+    eprintln!("updated: {name}");
+    Ok(results)
+}
+
 /// `hookwire test`.
 pub(crate) async fn run(args: TestArgs) -> u8 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -594,7 +665,10 @@ pub(crate) async fn run(args: TestArgs) -> u8 {
     for path in &files {
         let name = shown(path, &cwd);
         let loaded = match parse_file(path, &name) {
-            Ok(test) => run_file(&test, path, &name, args.filter.as_deref(), &mut ran, &mut configured).await,
+            Ok(test) => match run_file(&test, path, &name, args.filter.as_deref(), &mut ran, &mut configured).await {
+                Ok(results) if args.update => update_file(path, &name, &test, results),
+                other => other,
+            },
             Err(e) => Err(e),
         };
         match loaded {

@@ -238,3 +238,37 @@ fn the_demo_examples_pass_their_own_test_file_and_a_broken_guard_fails_it() {
     assert!(text.contains("FAIL  hooktests/demo.hooktest.yaml: a recursive delete is denied"), "{text}");
     assert!(text.ends_with("4 passed, 1 failed\n"), "{text}");
 }
+
+#[test]
+fn update_writes_the_answers_into_failing_and_missing_expectations_and_keeps_the_rest() {
+    let sandbox = project();
+    let file = sandbox.path("work/proj/hooktests/guards.hooktest.yaml");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("  # filled in by --update\n  - name: a write with no expectation yet\n    event: PreToolUse\n    input: {tool_name: Write, tool_input: {file_path: /etc/hosts, content: x}}\n");
+    std::fs::write(&file, &text).unwrap();
+    let output = test_run(&sandbox, &["--update"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    assert!(stdout(&output).ends_with("5 passed, 0 failed\n"), "{}", both(&output));
+    let updated = std::fs::read_to_string(&file).unwrap();
+    // Comments and passing cases stay as written.
+    assert!(updated.starts_with("# The project's guards, in Claude Code's terms.\nagent: claude\n"), "{updated}");
+    assert!(updated.contains("      reason: {contains: home}\n"), "{updated}");
+    assert!(updated.contains("    expect: {decision: deny, reason: {matches: \"under /etc$\"}}\n"), "{updated}");
+    assert!(updated.contains("  # filled in by --update\n"), "{updated}");
+    // The wrong expectation is rewritten, the missing one filled in.
+    assert!(
+        updated.contains(
+            "    input: {tool_name: Bash, tool_input: {command: \"echo hi\"}}\n    expect:\n      decision: allow\n  #"
+        ),
+        "{updated}"
+    );
+    assert!(
+        updated.ends_with(
+            "content: x}}\n    expect:\n      decision: deny\n      reason: {equals: \"no writes under /etc\"}\n"
+        ),
+        "{updated}"
+    );
+    let again = test_run(&sandbox, &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", both(&again));
+    assert!(stdout(&again).ends_with("5 passed, 0 failed\n"), "{}", both(&again));
+}
