@@ -280,9 +280,21 @@ pub(crate) async fn fire_bridge(
     engine: &Engine,
     agent: Agent,
     event: Event,
-    mut context: Context,
+    context: Context,
     cwd: &Path,
 ) -> BridgeAnswer {
+    fire_bridge_traced(engine, agent, event, context, cwd).await.0
+}
+
+/// [`fire_bridge`], also returning the outcome the answer was written from (`hookwire test`
+/// and `hookwire replay` show its trace).
+pub(crate) async fn fire_bridge_traced(
+    engine: &Engine,
+    agent: Agent,
+    event: Event,
+    mut context: Context,
+    cwd: &Path,
+) -> (BridgeAnswer, hook_core::FireOutcome) {
     if context.cwd.is_none() {
         context.cwd = Some(cwd.display().to_string());
     }
@@ -302,7 +314,8 @@ pub(crate) async fn fire_bridge(
     if let Some(id) = outcome.changed_by(hook_core::Field::ToolArguments) {
         lines.push_str(&format!("hookwire: the tool input as rewritten by {id} stands\n"));
     }
-    with_notes(&lines, answer_as(agent, event, &outcome, &context))
+    let answer = with_notes(&lines, answer_as(agent, event, &outcome, &context));
+    (answer, outcome)
 }
 
 /// Whether this call may use the daemon.

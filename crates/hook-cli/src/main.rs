@@ -30,11 +30,14 @@ mod hook;
 mod install;
 mod log;
 mod record;
+mod replay;
 mod serve;
 mod session;
 mod stats;
 mod telemetry;
 mod terminal;
+mod test;
+mod test_update;
 mod transcript;
 mod trust;
 mod ui;
@@ -89,6 +92,13 @@ enum Command {
     /// Run the project's daemon: hooks stay up between `hookwire hook` calls, and any program
     /// can fire events over its Unix socket (docs/daemon.md).
     Serve(serve::ServeArgs),
+    /// Run the project's hook test files (`*.hooktest.yaml`): each case through the hooks, as the
+    /// agent would get the answer. The project's hooks run without a trust check, as `cargo test`
+    /// runs a project's code.
+    Test(test::TestArgs),
+    /// Replay recorded sessions (Claude Code transcripts, Codex rollouts) through the configured
+    /// hooks without running any tool: what would they have denied, asked or rewritten?
+    Replay(replay::ReplayArgs),
     /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
     Install(install::InstallArgs),
     /// Per hook id: runs, errors, denies and latency percentiles, from the decision store
@@ -333,6 +343,8 @@ fn main() -> ExitCode {
                 Command::Completions(args) => completions::completions(&args),
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
+                Command::Test(args) => test::run(args).await,
+                Command::Replay(args) => replay::run(args).await,
                 Command::Serve(args) => serve::run(args).await,
             }
         };

@@ -40,6 +40,7 @@ pub mod config;
 mod context;
 pub mod daemon;
 mod event;
+pub mod hooktest;
 pub mod jcli;
 pub mod jsonrpc;
 mod message;
@@ -156,5 +157,6 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("daemon-reload-result", schema_of::<daemon::ReloadResult>()),
         ("daemon-shutdown-result", schema_of::<daemon::ShutdownResult>()),
         ("observer-payload", schema_of::<observe::ObserverPayload>()),
+        ("hooktest-file", schema_of::<hooktest::HookTestFile>()),
     ]
 }

@@ -1,0 +1,756 @@
+//! `hookwire test [PATH]...`: runs `*.hooktest.yaml` files — hook inputs in an agent's own terms
+//! and the answer that agent should get — through the same engine and answer path as the bridge
+//! (`hookwire hook <agent>`), with the agent's own settings files' hooks too, so a passing case
+//! means the agent, with hookwire installed, decides that.
+//!
+//! A test run trusts the project the way `cargo test` trusts the code it builds: the project's
+//! hooks run without a trust check (a fresh CI clone has no trust record) and no trust is
+//! recorded. Command and process hooks run for real, in the project directory.
+
+use std::{
+    collections::BTreeSet,
+    path::{Path, PathBuf},
+};
+
+use clap::{Args, ValueEnum};
+use hook_config::ConfigSource;
+use hook_core::{Engine, FireOutcome, HookId, HookSpec, Level};
+use hook_host::{Locations, TrustPolicy};
+use hook_protocol::{
+    Event,
+    hooktest::{ExpectedDecision, HookTestCase, HookTestExpect, HookTestFile, TextMatch},
+    serde_json::{self, Map, Value, json},
+};
+
+use crate::{discover, engine, hook};
+
+/// The line every report starts with: a test run does not ask for trust.
+const TRUST_NOTE: &str = "hookwire test: the project's hooks run without a trust check (as `cargo test` runs a \
+                          project's code); no trust is recorded";
+
+/// How `hookwire test` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TestFormat {
+    /// A line per case, details for failures.
+    Text,
+    /// One JSON object.
+    Json,
+    /// JUnit XML, as CI systems read it.
+    Junit,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TestArgs {
+    /// Test files, or directories searched for `*.hooktest.yaml` (default: `.hookwire/` and
+    /// `hooktests/` of the project).
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    format: TestFormat,
+    /// Run only the cases whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// List every configured hook that no case ran.
+    #[arg(long)]
+    coverage: bool,
+    /// Fail (exit 1) when a configured hook is left that no case ran; implies `--coverage`.
+    #[arg(long)]
+    require_coverage: bool,
+    /// Write each case's `expect` from what the hooks answer now (the rest of the file, comments
+    /// included, stays as written).
+    #[arg(long)]
+    update: bool,
+}
+
+/// Why a test file cannot run.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LoadError {
+    /// The file cannot be read.
+    #[error("{file}: cannot read it: {source}")]
+    Read {
+        /// The test file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file does not parse (with its line and column when known).
+    #[error("{file}:{error}")]
+    Parse {
+        /// The test file.
+        file: String,
+        /// The parser's error.
+        error: hook_config::ParseError,
+    },
+    /// `--update` cannot edit the file.
+    #[error("{file}: {error}")]
+    Update {
+        /// The test file.
+        file: String,
+        /// Why.
+        error: crate::test_update::UpdateError,
+    },
+    /// `--update` cannot write the file.
+    #[error("{file}: cannot write it: {source}")]
+    Write {
+        /// The test file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The configuration the file names does not load, or its hooks cannot start.
+    #[error("{file}: the configuration does not load: {message}")]
+    Config {
+        /// The test file.
+        file: String,
+        /// Every error, joined.
+        message: String,
+    },
+}
+
+/// What the agent read from an answer.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub(crate) struct Got {
+    /// `allow`, `deny`, `ask`, `defer`, `block`, `stop`; `None`: nothing decided.
+    pub(crate) decision: Option<&'static str>,
+    /// The reason given with the decision.
+    pub(crate) reason: Option<String>,
+    /// The additional context for the model.
+    pub(crate) context: Option<String>,
+    /// The rewritten tool input.
+    pub(crate) updated_input: Option<Value>,
+    exit_code: i32,
+    stderr: String,
+}
+
+/// One hook's part in a case, as reports show it.
+#[derive(Debug, Clone, serde::Serialize)]
+struct TraceLine {
+    hook: String,
+    outcome: &'static str,
+    source: Option<String>,
+    detail: Option<String>,
+}
+
+/// The result of one case.
+#[derive(Debug)]
+struct CaseResult {
+    /// The case's place in its file.
+    index: usize,
+    /// The event fired; `None` when the input could not be read.
+    event: Option<Event>,
+    name: String,
+    file: String,
+    expected: Option<HookTestExpect>,
+    got: Got,
+    failures: Vec<String>,
+    trace: Vec<TraceLine>,
+}
+
+/// Test files under `dir`, sorted.
+fn find_test_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if path.is_dir() {
+            if !name.starts_with('.') || name == ".hookwire" {
+                find_test_files(&path, out);
+            }
+        } else if name.ends_with(".hooktest.yaml") || name.ends_with(".hooktest.yml") {
+            out.push(path);
+        }
+    }
+}
+
+/// The test files of `paths`, or of the project when none is given.
+fn test_files(paths: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if paths.is_empty() {
+        let root = discover::project_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        for dir in [".hookwire", "hooktests"] {
+            find_test_files(&root.join(dir), &mut files);
+        }
+    }
+    for path in paths {
+        let path = hook::absolute(path, cwd);
+        if path.is_dir() {
+            find_test_files(&path, &mut files);
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// A path for messages: relative to `cwd` when under it.
+fn shown(path: &Path, cwd: &Path) -> String {
+    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
+}
+
+fn parse_file(path: &Path, name: &str) -> Result<HookTestFile, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { file: name.to_owned(), source })?;
+    hook_config::parse_yaml::<HookTestFile>(&text).map_err(|error| LoadError::Parse { file: name.to_owned(), error })
+}
+
+/// The project a test file belongs to: the nearest project root above it; else the directory
+/// holding its `hooktests/` (or `.hookwire/`) directory; else its own directory.
+fn project_of(file: &Path) -> PathBuf {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    discover::project_root(dir).unwrap_or_else(|| {
+        let is_test_dir = dir.file_name().is_some_and(|name| name == "hooktests" || name == ".hookwire");
+        match dir.parent() {
+            Some(parent) if is_test_dir => parent.to_path_buf(),
+            _ => dir.to_path_buf(),
+        }
+    })
+}
+
+/// The sources a test file decides with: the files it names (relative to the project; a
+/// directory is a hook directory), else
+/// everything that decides for its agent here — the agent's own settings files included, which
+/// the bridge leaves to the agent.
+fn sources_of(test: &HookTestFile, project: &Path) -> Result<Vec<ConfigSource>, String> {
+    match &test.config {
+        Some(paths) => paths
+            .iter()
+            .map(|path| {
+                let path = hook::absolute(Path::new(path), project);
+                if !path.exists() {
+                    return Err(format!("config {}: no such file or directory", path.display()));
+                }
+                Ok(ConfigSource::new(path, Level::Project))
+            })
+            .collect(),
+        None => Ok(Locations::from_env().discover(&[], false, project, None)),
+    }
+}
+
+/// Loads and mounts the configuration of `test`, trusted.
+async fn start(test: &HookTestFile, project: &Path, name: &str) -> Result<(Engine, Vec<HookSpec>), LoadError> {
+    let config_error = |message: String| LoadError::Config { file: name.to_owned(), message };
+    let sources = sources_of(test, project).map_err(config_error)?;
+    let loaded = hook_host::load_sources(&sources, &TrustPolicy::Trusted);
+    if !loaded.errors.is_empty() {
+        return Err(config_error(loaded.errors.join("; ")));
+    }
+    let engine = engine::engine_for(engine::lazy_model(None, None), Some(project.to_path_buf()));
+    let specs = loaded.specs.clone();
+    let errors = engine::mount(&engine, loaded.specs).await;
+    if !errors.is_empty() {
+        engine.shutdown().await;
+        return Err(config_error(format!("cannot start the hooks: {}", errors.join("; "))));
+    }
+    Ok((engine, specs))
+}
+
+/// The hook input of `case`: its `input`, with the common members filled in when omitted.
+fn input_of(case: &HookTestCase, project: &Path, transcript: &Path) -> Value {
+    let mut input = case.input.clone();
+    let mut fill = |key: &str, value: Value| {
+        input.entry(key.to_owned()).or_insert(value);
+    };
+    fill("hook_event_name", case.event.clone().into());
+    fill("session_id", "hookwire-test".into());
+    fill("cwd", project.display().to_string().into());
+    fill("transcript_path", transcript.display().to_string().into());
+    Value::Object(input)
+}
+
+/// The text of `value` when it is a string.
+fn text_of(value: Option<&Value>) -> Option<String> {
+    value.and_then(Value::as_str).map(str::to_owned)
+}
+
+/// What `agent` reads from the bridge's answer on `event`: the decision, its reason, the
+/// context for the model, the rewritten tool input.
+pub(crate) fn read_answer(event: Event, answer: &hook_agents::BridgeAnswer) -> Got {
+    let mut got = Got { exit_code: answer.exit_code, stderr: answer.stderr.clone(), ..Got::default() };
+    if answer.exit_code == 2 {
+        got.decision = Some(if event == Event::PreToolExecution { "deny" } else { "block" });
+        got.reason = Some(answer.stderr.trim().to_owned());
+        return got;
+    }
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(answer.stdout.trim()) else { return got };
+    let specific = top.get("hookSpecificOutput").and_then(Value::as_object).cloned().unwrap_or_default();
+    let word = |text: &str| -> Option<&'static str> {
+        ["allow", "deny", "ask", "defer", "block", "continue", "stop"].into_iter().find(|w| *w == text)
+    };
+    if let Some(decision) = specific.get("permissionDecision").and_then(Value::as_str) {
+        got.decision = word(decision);
+        got.reason = text_of(specific.get("permissionDecisionReason"));
+    } else if let Some(verdict) = specific.get("decision").and_then(Value::as_object) {
+        got.decision = verdict.get("behavior").and_then(Value::as_str).and_then(word);
+        got.reason = text_of(verdict.get("message"));
+        got.updated_input = verdict.get("updatedInput").cloned();
+    } else if let Some(decision) = top.get("decision").and_then(Value::as_str) {
+        got.decision = word(decision).or(if decision == "approve" { Some("allow") } else { None });
+        got.reason = text_of(top.get("reason"));
+    }
+    if top.get("continue") == Some(&Value::Bool(false)) {
+        got.decision = Some("stop");
+        got.reason = text_of(top.get("stopReason")).or(got.reason);
+    }
+    got.context = text_of(specific.get("additionalContext"));
+    if let Some(input) = specific.get("updatedInput").or_else(|| specific.get("tool_input")) {
+        got.updated_input = Some(input.clone());
+    }
+    got
+}
+
+fn text_matches(want: &TextMatch, got: Option<&str>) -> Result<bool, String> {
+    let got = got.unwrap_or_default();
+    Ok(match want {
+        TextMatch::Contains(text) => got.contains(text.as_str()),
+        TextMatch::Equals(text) => got == text,
+        TextMatch::Matches(pattern) => regex::Regex::new(pattern)
+            .map_err(|e| format!("`matches: {pattern}` is not a regular expression: {e}"))?
+            .is_match(got),
+    })
+}
+
+fn describe_text(want: &TextMatch) -> String {
+    match want {
+        TextMatch::Contains(text) => format!("contains {text:?}"),
+        TextMatch::Equals(text) => format!("equals {text:?}"),
+        TextMatch::Matches(text) => format!("matches /{text}/"),
+    }
+}
+
+/// Whether the agent's `got` decision is the expected one. `allow` also matches an answer that
+/// decides nothing (the agent goes on); `continue` is exactly that.
+fn decision_matches(want: ExpectedDecision, got: Option<&str>) -> bool {
+    match want {
+        ExpectedDecision::Allow => got.is_none() || got == Some("allow"),
+        ExpectedDecision::Continue => got.is_none() || got == Some("continue"),
+        other => got == Some(other.as_str()),
+    }
+}
+
+/// Every way `got` differs from `expect`, one line each.
+fn compare(expect: &HookTestExpect, got: &Got) -> Vec<String> {
+    let mut failures = Vec::new();
+    if let Some(want) = expect.decision
+        && !decision_matches(want, got.decision)
+    {
+        failures.push(format!(
+            "decision: expected {}, got {}",
+            want.as_str(),
+            got.decision.unwrap_or("no decision (the agent goes on)")
+        ));
+    }
+    for (what, want, text) in [("reason", &expect.reason, &got.reason), ("context", &expect.context, &got.context)] {
+        let Some(want) = want else { continue };
+        match text_matches(want, text.as_deref()) {
+            Ok(true) => {}
+            Ok(false) => failures.push(format!(
+                "{what}: expected text that {}, got {}",
+                describe_text(want),
+                text.as_deref().map_or_else(|| "none".to_owned(), |t| format!("{t:?}"))
+            )),
+            Err(e) => failures.push(format!("{what}: {e}")),
+        }
+    }
+    if let Some(want) = &expect.updated_input
+        && got.updated_input.as_ref() != Some(want)
+    {
+        failures.push(format!(
+            "updated_input: expected {want}, got {}",
+            got.updated_input.as_ref().map_or_else(|| "none (the input is not rewritten)".to_owned(), Value::to_string)
+        ));
+    }
+    failures
+}
+
+/// The spec of a trace entry's hook id on `event`.
+fn spec_of<'a>(specs: &'a [HookSpec], id: &HookId, event: Event) -> Option<&'a HookSpec> {
+    specs.iter().find(|spec| HookId::new(spec.level, &spec.name, event) == *id)
+}
+
+fn trace_lines(outcome: &FireOutcome, specs: &[HookSpec]) -> Vec<TraceLine> {
+    outcome
+        .trace
+        .iter()
+        .map(|entry| TraceLine {
+            hook: entry.id.to_string(),
+            outcome: entry.outcome.as_str(),
+            source: spec_of(specs, &entry.id, outcome.event).map(|spec| spec.source.to_string()),
+            detail: entry
+                .error
+                .as_ref()
+                .map(ToString::to_string)
+                .or_else(|| entry.reason.clone())
+                .or_else(|| entry.action.map(|a| format!("{}{}", a.as_str(), reason_suffix(outcome)))),
+        })
+        .collect()
+}
+
+fn reason_suffix(outcome: &FireOutcome) -> String {
+    outcome.reason.as_deref().map_or_else(String::new, |r| format!(": {}", hook_core::tail_chars(r, 400)))
+}
+
+/// The hooks `specs` that no trace of `ran` shows running: `(id of its first event, source)`.
+fn uncovered(specs: &[HookSpec], ran: &BTreeSet<String>) -> Vec<(String, String)> {
+    specs
+        .iter()
+        .filter(|spec| spec.enabled)
+        .filter(|spec| {
+            !spec.events.iter().any(|event| ran.contains(HookId::new(spec.level, &spec.name, *event).as_str()))
+        })
+        .map(|spec| {
+            let event = spec.events.first().copied().unwrap_or(Event::PreToolExecution);
+            (HookId::new(spec.level, &spec.name, event).to_string(), spec.source.to_string())
+        })
+        .collect()
+}
+
+/// Runs one loaded test file; adds the ids of the hooks that ran to `ran`.
+async fn run_file(
+    test: &HookTestFile,
+    path: &Path,
+    name: &str,
+    filter: Option<&str>,
+    ran: &mut BTreeSet<String>,
+    configured: &mut Vec<HookSpec>,
+) -> Result<Vec<CaseResult>, LoadError> {
+    let project = project_of(path);
+    let (engine, specs) = start(test, &project, name).await?;
+    let transcript = std::env::temp_dir().join(format!("hookwire-test-{}.jsonl", std::process::id()));
+    let _ = std::fs::write(&transcript, "");
+    let mut results = Vec::new();
+    for (index, case) in test.cases.iter().enumerate() {
+        if filter.is_some_and(|text| !case.name.contains(text)) {
+            continue;
+        }
+        let mut result = CaseResult {
+            index,
+            event: None,
+            name: case.name.clone(),
+            file: name.to_owned(),
+            expected: case.expect.clone(),
+            got: Got::default(),
+            failures: Vec::new(),
+            trace: Vec::new(),
+        };
+        match hook_agents::context_from_input(test.agent, input_of(case, &project, &transcript)) {
+            Err(e) => result.failures.push(format!("input: {e}")),
+            Ok((event, context)) => {
+                let (answer, outcome) = hook::fire_bridge_traced(&engine, test.agent, event, context, &project).await;
+                for entry in outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()) {
+                    ran.insert(entry.id.to_string());
+                }
+                result.event = Some(event);
+                result.got = read_answer(event, &answer);
+                result.trace = trace_lines(&outcome, &specs);
+                if let Some(expect) = &case.expect {
+                    result.failures = compare(expect, &result.got);
+                }
+            }
+        }
+        results.push(result);
+    }
+    engine::shutdown_one_shot(&engine).await;
+    let _ = std::fs::remove_file(&transcript);
+    for spec in specs {
+        let known = configured.iter().any(|s| s.level == spec.level && s.name == spec.name && s.source == spec.source);
+        if !known {
+            configured.push(spec);
+        }
+    }
+    Ok(results)
+}
+
+fn describe_expect(expect: Option<&HookTestExpect>) -> String {
+    let Some(expect) = expect else { return "nothing (no `expect`)".to_owned() };
+    let mut parts = Vec::new();
+    if let Some(decision) = expect.decision {
+        parts.push(format!("decision {}", decision.as_str()));
+    }
+    if let Some(reason) = &expect.reason {
+        parts.push(format!("reason {}", describe_text(reason)));
+    }
+    if let Some(context) = &expect.context {
+        parts.push(format!("context {}", describe_text(context)));
+    }
+    if let Some(input) = &expect.updated_input {
+        parts.push(format!("updated_input {input}"));
+    }
+    if parts.is_empty() { "anything".to_owned() } else { parts.join(", ") }
+}
+
+fn describe_got(got: &Got) -> String {
+    let mut parts = vec![format!("decision {}", got.decision.unwrap_or("none (the agent goes on)"))];
+    if let Some(reason) = &got.reason {
+        parts.push(format!("reason {reason:?}"));
+    }
+    if let Some(context) = &got.context {
+        parts.push(format!("context {context:?}"));
+    }
+    if let Some(input) = &got.updated_input {
+        parts.push(format!("updated_input {input}"));
+    }
+    parts.join(", ")
+}
+
+/// The failure text of one case: what differs, expected vs got, and the trace.
+fn failure_text(result: &CaseResult) -> String {
+    let mut text = String::new();
+    for failure in &result.failures {
+        text.push_str(&format!("{failure}\n"));
+    }
+    text.push_str(&format!("expected: {}\n", describe_expect(result.expected.as_ref())));
+    text.push_str(&format!("got:      {}\n", describe_got(&result.got)));
+    text.push_str("trace:\n");
+    if result.trace.is_empty() {
+        text.push_str("  (no hook is configured on this event)\n");
+    }
+    for line in &result.trace {
+        text.push_str(&format!("  {} {}", line.hook, line.outcome));
+        if let Some(source) = &line.source {
+            text.push_str(&format!(" ({source})"));
+        }
+        if let Some(detail) = &line.detail {
+            text.push_str(&format!(": {detail}"));
+        }
+        text.push('\n');
+    }
+    let stderr = result.got.stderr.trim();
+    if !stderr.is_empty() {
+        text.push_str(&format!("stderr: {}\n", hook_core::tail_chars(stderr, 1000)));
+    }
+    text
+}
+
+/// Text safe inside an XML attribute or element.
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' | '\r' => out.push(c),
+            // XML 1.0 has no way to write other control characters.
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn junit(results: &[CaseResult], failed: usize) -> String {
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    xml.push_str(&format!("<testsuites name=\"hookwire test\" tests=\"{}\" failures=\"{failed}\">\n", results.len()));
+    let mut files: Vec<&str> = results.iter().map(|r| r.file.as_str()).collect();
+    files.dedup();
+    for file in files {
+        let cases: Vec<&CaseResult> = results.iter().filter(|r| r.file == file).collect();
+        let failures = cases.iter().filter(|r| !r.failures.is_empty()).count();
+        xml.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\">\n",
+            xml_escape(file),
+            cases.len()
+        ));
+        for case in cases {
+            let open = format!("    <testcase name=\"{}\" classname=\"{}\"", xml_escape(&case.name), xml_escape(file));
+            if case.failures.is_empty() {
+                xml.push_str(&format!("{open}/>\n"));
+            } else {
+                xml.push_str(&format!(
+                    "{open}>\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                    xml_escape(&case.failures.join("; ")),
+                    xml_escape(&failure_text(case))
+                ));
+            }
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+fn json_report(results: &[CaseResult], passed: usize, failed: usize, coverage: Option<&[(String, String)]>) -> Value {
+    let cases: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "file": r.file,
+                "status": if r.failures.is_empty() { "passed" } else { "failed" },
+                "failures": r.failures,
+                "expected": r.expected,
+                "got": r.got,
+                "trace": r.trace,
+            })
+        })
+        .collect();
+    let mut report = Map::new();
+    report.insert("passed".into(), passed.into());
+    report.insert("failed".into(), failed.into());
+    report.insert("cases".into(), cases.into());
+    if let Some(left) = coverage {
+        let left: Vec<Value> = left.iter().map(|(hook, source)| json!({"hook": hook, "source": source})).collect();
+        report.insert("uncovered".into(), left.into());
+    }
+    Value::Object(report)
+}
+
+/// The `expect` `--update` writes for `result`; `None` when its input could not be read.
+fn new_expect(result: &CaseResult) -> Option<crate::test_update::NewExpect> {
+    let event = result.event?;
+    let decision = result.got.decision.unwrap_or(match event {
+        Event::PreToolExecution | Event::ApproveTool => "allow",
+        _ => "continue",
+    });
+    Some(crate::test_update::NewExpect {
+        decision,
+        reason: result.got.reason.clone().filter(|r| !r.is_empty()),
+        context: result.got.context.clone(),
+        updated_input: result.got.updated_input.clone(),
+    })
+}
+
+/// `--update`: writes the answers of `results` into the `expect` of each case that has none or
+/// fails; the updated cases then pass.
+fn update_file(
+    path: &Path,
+    name: &str,
+    test: &HookTestFile,
+    mut results: Vec<CaseResult>,
+) -> Result<Vec<CaseResult>, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { file: name.to_owned(), source })?;
+    let mut updates = vec![None; test.cases.len()];
+    for result in &results {
+        // A case that passes keeps its expectation as written (a `contains` stays a `contains`).
+        let passes = result.expected.is_some() && result.failures.is_empty();
+        updates[result.index] = if passes { None } else { new_expect(result) };
+    }
+    let updated = crate::test_update::rewrite(&text, test.cases.len(), &updates)
+        .map_err(|error| LoadError::Update { file: name.to_owned(), error })?;
+    if updated != text {
+        std::fs::write(path, updated).map_err(|source| LoadError::Write { file: name.to_owned(), source })?;
+    }
+    for result in &mut results {
+        if result.event.is_some() {
+            result.failures.clear();
+        }
+    }
+    eprintln!("updated: {name}");
+    Ok(results)
+}
+
+/// `hookwire test`.
+pub(crate) async fn run(args: TestArgs) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let files = test_files(&args.paths, &cwd);
+    let text = args.format == TestFormat::Text;
+    if text {
+        outln!("{TRUST_NOTE}");
+    } else {
+        eprintln!("{TRUST_NOTE}");
+    }
+    if files.is_empty() {
+        eprintln!(
+            "error: no test files: give a file or directory, or put `*.hooktest.yaml` files in the project's \
+             `.hookwire/` or `hooktests/` (docs/testing.md)"
+        );
+        return 2;
+    }
+    let mut load_errors = Vec::new();
+    let mut results = Vec::new();
+    let mut ran = BTreeSet::new();
+    let mut configured = Vec::new();
+    for path in &files {
+        let name = shown(path, &cwd);
+        let loaded = match parse_file(path, &name) {
+            Ok(test) => match run_file(&test, path, &name, args.filter.as_deref(), &mut ran, &mut configured).await {
+                Ok(results) if args.update => update_file(path, &name, &test, results),
+                other => other,
+            },
+            Err(e) => Err(e),
+        };
+        match loaded {
+            Ok(mut file_results) => {
+                if text {
+                    for result in &file_results {
+                        if result.failures.is_empty() {
+                            outln!("ok    {}: {}", result.file, result.name);
+                        } else {
+                            outln!("FAIL  {}: {}", result.file, result.name);
+                            for line in failure_text(result).lines() {
+                                outln!("      {line}");
+                            }
+                        }
+                    }
+                }
+                results.append(&mut file_results);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                load_errors.push(e);
+            }
+        }
+    }
+    let failed = results.iter().filter(|r| !r.failures.is_empty()).count();
+    let passed = results.len() - failed;
+    let want_coverage = args.coverage || args.require_coverage;
+    let left = want_coverage.then(|| uncovered(&configured, &ran));
+    match args.format {
+        TestFormat::Text => {
+            if let Some(left) = &left {
+                if left.is_empty() {
+                    outln!("coverage: every configured hook ran in some case");
+                } else {
+                    outln!("coverage: {} configured hook(s) no case ran:", left.len());
+                    for (hook, source) in left {
+                        outln!("  {hook} ({source})");
+                    }
+                }
+            }
+            outln!("{passed} passed, {failed} failed");
+        }
+        TestFormat::Json => outln!("{}", json_report(&results, passed, failed, left.as_deref())),
+        TestFormat::Junit => outln!("{}", junit(&results, failed).trim_end()),
+    }
+    if !load_errors.is_empty() {
+        2
+    } else if failed > 0 || (args.require_coverage && left.is_some_and(|l| !l.is_empty())) {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(exit_code: i32, stdout: &str) -> hook_agents::BridgeAnswer {
+        hook_agents::BridgeAnswer { exit_code, stdout: stdout.to_owned(), stderr: "why".to_owned() }
+    }
+
+    #[test]
+    fn answers_read_in_the_agents_terms() {
+        let deny = answer(
+            0,
+            r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no home","hookEventName":"PreToolUse"}}"#,
+        );
+        let got = read_answer(Event::PreToolExecution, &deny);
+        assert_eq!((got.decision, got.reason.as_deref()), (Some("deny"), Some("no home")));
+        let none = read_answer(Event::PreToolExecution, &answer(0, ""));
+        assert_eq!(none.decision, None);
+        assert!(decision_matches(ExpectedDecision::Allow, none.decision));
+        assert!(!decision_matches(ExpectedDecision::Deny, none.decision));
+        let blocked = read_answer(Event::PreSendMessage, &answer(2, ""));
+        assert_eq!(blocked.decision, Some("block"));
+        let stop = read_answer(Event::Stop, &answer(0, r#"{"continue":false,"stopReason":"enough"}"#));
+        assert_eq!((stop.decision, stop.reason.as_deref()), (Some("stop"), Some("enough")));
+    }
+
+    #[test]
+    fn junit_escapes_what_xml_cannot_hold() {
+        assert_eq!(xml_escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{fffd}");
+    }
+}
