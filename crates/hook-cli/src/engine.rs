@@ -85,6 +85,30 @@ pub(crate) async fn start(args: &ConfigArgs, base_url: Option<&str>, model: Opti
 /// How long a one-shot command (`fire`, `hook`) gives its hooks to exit once its answer is out.
 pub(crate) const ONE_SHOT_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
 
+/// Loads `sources` for a path scoped as `scope` (see [`hook_host::Scope`]), with this user's
+/// trust store (`test` and `replay`, which list their sources themselves).
+pub(crate) fn load_scoped(sources: &[hook_config::ConfigSource], scope: &hook_host::Scope) -> LoadedConfig {
+    let trust = hook_host::Locations::from_env()
+        .trust_store()
+        .map_or(hook_host::TrustPolicy::Untrusted, hook_host::TrustPolicy::Store);
+    hook_host::load_scoped(sources, &trust, scope)
+}
+
+/// The chat model of [`chat_model`], built on first use.
+pub(crate) fn lazy_model(base_url: Option<&str>, model: Option<&str>) -> Arc<dyn ChatModel> {
+    hook_host::lazy_model(base_url, model)
+}
+
+/// An engine with every factory; Claude Code family command hooks run in `project_dir`.
+pub(crate) fn engine_for(model: Arc<dyn ChatModel>, project_dir: Option<PathBuf>) -> Engine {
+    hook_host::engine_with_factories(model, project_dir)
+}
+
+/// Builds and mounts every spec, level by level; returns the errors of the levels that failed.
+pub(crate) async fn mount(engine: &Engine, specs: Vec<hook_core::HookSpec>) -> Vec<String> {
+    hook_host::mount(engine, specs).await
+}
+
 /// Takes the hooks of a one-shot command down after its answer was printed: a graceful shutdown
 /// for at most [`ONE_SHOT_GRACE`]; a hook that ignores EOF and SIGTERM is then killed with its
 /// process group when the runtime goes, instead of holding the caller for the 3 s of a full

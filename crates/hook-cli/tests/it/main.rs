@@ -15,7 +15,7 @@ mod install;
 mod published;
 mod real_agents;
 mod recursion;
-mod store;
 mod replay;
+mod store;
 mod telemetry;
 mod trust;
