@@ -1,5 +1,6 @@
 //! Project tasks: `cargo xtask schema [--check]` writes (or checks) `schemas/*.schema.json`;
-//! `cargo xtask bench [--quick]` builds in release and runs the side-by-side comparison harness.
+//! `cargo xtask bench [--quick] [--only GROUP,...]` builds in release and runs the side-by-side
+//! comparison harness (all of it, or only the named groups of rows).
 
 // Reporting to the terminal is what this binary is for.
 #![allow(clippy::print_stderr)]
@@ -18,10 +19,9 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["schema"] => schema(Mode::Write),
         ["schema", "--check"] => schema(Mode::Check),
-        ["bench"] => bench(false),
-        ["bench", "--quick"] => bench(true),
+        ["bench", options @ ..] => bench(options),
         _ => {
-            eprintln!("usage: cargo xtask schema [--check] | cargo xtask bench [--quick]");
+            eprintln!("usage: cargo xtask schema [--check] | cargo xtask bench [--quick] [--only GROUP,...]");
             return ExitCode::from(2);
         }
     };
@@ -88,8 +88,9 @@ fn schema(mode: Mode) -> Result<()> {
 
 /// Builds the `echo_hook` example and the `hookwire` binary in release (the harness talks to the
 /// one and runs the other as `hookwire hook claude`), then runs the `compare` harness in
-/// release: hookwire side by side with bare baselines (see docs/performance.md).
-fn bench(quick: bool) -> Result<()> {
+/// release: hookwire side by side with bare baselines (see docs/performance.md). `options`
+/// (`--quick`, `--only GROUP,...`) go to the harness, which checks them.
+fn bench(options: &[&str]) -> Result<()> {
     let root = schemas_dir().parent().expect("schemas/ lives in the workspace root").to_path_buf();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let run = |args: &[&str]| -> Result<()> {
@@ -106,9 +107,7 @@ fn bench(quick: bool) -> Result<()> {
     run(&["build", "--release", "-p", "hook-process", "--example", "echo_hook"])?;
     run(&["build", "--release", "-p", "hook-cli", "--bin", "hookwire"])?;
     let mut args = vec!["run", "--release", "-p", "hookwire-tests", "--bin", "compare", "--"];
-    if quick {
-        args.push("--quick");
-    }
+    args.extend_from_slice(options);
     run(&args)
 }
 

@@ -1,8 +1,9 @@
 //! `compare`: hookwire side by side with bare baselines, in one process, each pair measured
 //! alternately (A B A B ...), and a table of medians, p99s, per-pair ratios and targets.
 //!
-//! Run it with `cargo xtask bench [--quick]`, which builds it, the `echo_hook` example and the
-//! `hookwire` binary in release first. Nothing here runs at build or test time.
+//! Run it with `cargo xtask bench [--quick] [--only GROUP,...]`, which builds it, the `echo_hook`
+//! example and the `hookwire` binary in release first. Nothing here runs at build or test time.
+//! `--only` runs some groups of rows (see [`GROUPS`]), to measure one change without the rest.
 
 // A report printed to the terminal is what this binary is for.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -52,25 +53,81 @@ static GLOBAL: alloc::Counting = alloc::Counting;
 
 pub(crate) type Error = Box<dyn std::error::Error + Send + Sync>;
 
-/// How many samples to take: the full run or `--quick`.
+/// The groups of rows `--only` can name, each with what it runs.
+const GROUPS: &[(&str, &str)] = &[
+    ("picoclaw", "the 5 MB pre_llm_request rows (8 PicoClaw hooks, extensions, history) and peak memory"),
+    ("inproc", "in-process fires"),
+    ("echo", "process hook round trips through echo_hook (200 B, 10 KiB, 1 MiB, 64 in flight)"),
+    ("python", "the Python process hook round trip"),
+    ("bash", "bash hooks"),
+    ("chain", "5 chained bash hooks"),
+    ("llm", "the llm hook"),
+    ("claude", "the Claude Code command hook and `hookwire hook claude`"),
+    ("daemon", "`hookwire hook claude` through a warm daemon"),
+    ("client", "the Python client over the daemon's socket"),
+    ("spawn", "spawn costs"),
+];
+
+/// How many samples to take (the full run or `--quick`), and which groups of rows to run.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Plan {
     quick: bool,
+    /// `None`: every group.
+    only: Option<[bool; GROUPS.len()]>,
 }
 
 impl Plan {
     pub(crate) fn pick(&self, full: usize, quick: usize) -> usize {
         if self.quick { quick } else { full }
     }
+
+    /// Whether the group `name` (one of [`GROUPS`]) runs.
+    fn runs(&self, name: &str) -> bool {
+        let index = GROUPS.iter().position(|(group, _)| *group == name);
+        match (self.only, index) {
+            (None, _) => true,
+            (Some(only), Some(index)) => only[index],
+            (Some(_), None) => false,
+        }
+    }
+}
+
+/// `--quick` and `--only GROUP,...`, in any order.
+fn parse_args(args: &[String]) -> Result<Plan, String> {
+    let mut plan = Plan { quick: false, only: None };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => plan.quick = true,
+            "--only" => {
+                let list = args.next().ok_or("--only needs a comma-separated list of groups")?;
+                let mut only = [false; GROUPS.len()];
+                for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    let index = GROUPS
+                        .iter()
+                        .position(|(group, _)| *group == name)
+                        .ok_or_else(|| format!("unknown group `{name}` after --only"))?;
+                    only[index] = true;
+                }
+                plan.only = Some(only);
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(plan)
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let plan = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        [] => Plan { quick: false },
-        ["--quick"] => Plan { quick: true },
-        _ => {
-            eprintln!("usage: compare [--quick]   (normally run as `cargo xtask bench [--quick]`)");
+    let plan = match parse_args(&args) {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("usage: compare [--quick] [--only GROUP,...]   (normally run as `cargo xtask bench ...`)");
+            eprintln!("groups:");
+            for (name, what) in GROUPS {
+                eprintln!("  {name:<9} {what}");
+            }
             return ExitCode::from(2);
         }
     };
@@ -121,60 +178,89 @@ fn run(plan: Plan) -> Result<(), Error> {
     let python = process::real_python();
     let python_path = python.as_ref().ok().cloned();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut rows: Vec<Row> = Vec::new();
+    let mut notes = Vec::new();
 
     // First: VmHWM only grows, so the peak-memory measurement goes before anything else.
-    phase("5 MB context through 8 process hooks (peak memory first)");
-    let (big_rows, memory) = {
+    let (big_rows, memory) = if plan.runs("picoclaw") {
+        phase("5 MB context through 8 process hooks (peak memory first)");
         let echo = echo.clone();
-        on_worker(&runtime, async move { process::big_context_rows(&plan, &echo).await })?
+        let (rows, memory) = on_worker(&runtime, async move { process::big_context_rows(&plan, &echo).await })?;
+        (rows, Some(memory))
+    } else {
+        (Vec::new(), None)
     };
 
-    // On this thread's own current-thread runtime: the allocation count is per thread.
-    phase("in-process fires");
-    let local = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let mut rows: Vec<Row> = local.block_on(inproc::rows(&plan));
-    drop(local);
-
-    phase("process hook round trips (echo_hook)");
-    rows.extend({
-        let echo = echo.clone();
-        on_worker(&runtime, async move { process::echo_rows(&plan, &echo).await })?
-    });
-
-    let mut notes = Vec::new();
-    match python {
-        Ok(python) => {
-            phase("python hook round trips");
-            rows.extend(on_worker(&runtime, async move { process::python_rows(&plan, &python).await })?);
-        }
-        Err(e) => notes.push(format!("python rows skipped: {e}")),
+    if plan.runs("inproc") {
+        // On this thread's own current-thread runtime: the allocation count is per thread.
+        phase("in-process fires");
+        let local = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        rows.extend(local.block_on(inproc::rows(&plan)));
+        drop(local);
     }
 
-    phase("bash hooks");
-    rows.extend(on_worker(&runtime, async move { spawn::bash_rows(&plan).await })?);
-    phase("5 chained bash hooks");
-    rows.extend(on_worker(&runtime, async move { spawn::chained_bash_rows(&plan).await })?);
-    phase("llm hook");
-    rows.extend(on_worker(&runtime, async move { spawn::llm_rows(&plan).await })?);
-    phase("claude code command hook");
-    rows.extend(on_worker(&runtime, async move { claude::command_rows(&plan).await })?);
-    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
-    phase("hookwire hook claude (whole process)");
-    rows.extend(claude::bridge_rows(&plan)?);
-    phase("hookwire hook claude through a warm daemon (whole process)");
-    rows.extend(daemon::bridge_rows(&plan, &echo)?);
-    match python_path.as_deref() {
-        Some(python) => {
-            phase("python client fire over the daemon's socket");
-            rows.extend(daemon::python_client_rows(&plan, python)?);
+    if plan.runs("echo") {
+        phase("process hook round trips (echo_hook)");
+        let echo = echo.clone();
+        rows.extend(on_worker(&runtime, async move { process::echo_rows(&plan, &echo).await })?);
+    }
+
+    if plan.runs("python") {
+        match python {
+            Ok(python) => {
+                phase("python hook round trips");
+                rows.extend(on_worker(&runtime, async move { process::python_rows(&plan, &python).await })?);
+            }
+            Err(e) => notes.push(format!("python rows skipped: {e}")),
         }
-        None => notes.push("the python client row skipped: no python3".into()),
+    }
+
+    if plan.runs("bash") {
+        phase("bash hooks");
+        rows.extend(on_worker(&runtime, async move { spawn::bash_rows(&plan).await })?);
+    }
+    if plan.runs("chain") {
+        phase("5 chained bash hooks");
+        rows.extend(on_worker(&runtime, async move { spawn::chained_bash_rows(&plan).await })?);
+    }
+    if plan.runs("llm") {
+        phase("llm hook");
+        rows.extend(on_worker(&runtime, async move { spawn::llm_rows(&plan).await })?);
+    }
+    if plan.runs("claude") {
+        phase("claude code command hook");
+        rows.extend(on_worker(&runtime, async move { claude::command_rows(&plan).await })?);
+    }
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    if plan.runs("claude") {
+        phase("hookwire hook claude (whole process)");
+        rows.extend(claude::bridge_rows(&plan)?);
+    }
+    if plan.runs("daemon") {
+        phase("hookwire hook claude through a warm daemon (whole process)");
+        rows.extend(daemon::bridge_rows(&plan, &echo)?);
+    }
+    if plan.runs("client") {
+        match python_path.as_deref() {
+            Some(python) => {
+                phase("python client fire over the daemon's socket");
+                rows.extend(daemon::python_client_rows(&plan, python)?);
+            }
+            None => notes.push("the python client row skipped: no python3".into()),
+        }
     }
     rows.extend(big_rows);
-    phase("spawn costs");
-    let spawns = spawn::spawn_costs(&plan, python_path.as_deref());
+    let spawns = plan.runs("spawn").then(|| {
+        phase("spawn costs");
+        spawn::spawn_costs(&plan, python_path.as_deref())
+    });
 
-    println!("# hookwire vs bare baselines ({})", if plan.quick { "--quick" } else { "full run" });
+    let mut kind = if plan.quick { "--quick" } else { "full run" }.to_owned();
+    if let Some(only) = plan.only {
+        let names: Vec<&str> = GROUPS.iter().zip(only).filter(|(_, on)| *on).map(|((name, _), _)| *name).collect();
+        kind.push_str(&format!(", only {}", names.join(",")));
+    }
+    println!("# hookwire vs bare baselines ({kind})");
     println!();
     println!(
         "cores: {}, CPU: {}, load average before: {load_before}, after: {}, wall time: {:.1} s",
@@ -188,14 +274,18 @@ fn run(plan: Plan) -> Result<(), Error> {
     println!("Ratio = median over pairs of (hookwire / baseline); p10 to p90 = how those per-pair ratios spread.");
     println!();
     print!("{}", report::table(&rows));
-    println!();
-    println!("## Peak memory (VmHWM, process-wide peak, measured before every other row)");
-    println!();
-    print!("{memory}");
-    println!();
-    println!("## Spawn costs (what a bash hook pays per run; a process hook pays once)");
-    println!();
-    print!("{spawns}");
+    if let Some(memory) = memory {
+        println!();
+        println!("## Peak memory (VmHWM, process-wide peak, measured before every other row)");
+        println!();
+        print!("{memory}");
+    }
+    if let Some(spawns) = spawns {
+        println!();
+        println!("## Spawn costs (what a bash hook pays per run; a process hook pays once)");
+        println!();
+        print!("{spawns}");
+    }
     for note in notes {
         println!();
         println!("note: {note}");
