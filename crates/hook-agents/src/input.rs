@@ -200,21 +200,7 @@ const KEY_ORDER: &[&str] = &[
 /// common members first in the agents' order (a guard that greps `"tool_name":"Bash"` before
 /// `"command"` sees them in the order it was written against), then one newline.
 pub fn input_line(input: &Map<String, Value>) -> Vec<u8> {
-    let mut line = Vec::with_capacity(256);
-    line.push(b'{');
-    let known = KEY_ORDER.iter().filter_map(|key| input.get_key_value(*key));
-    let others = input.iter().filter(|(key, _)| !KEY_ORDER.contains(&key.as_str()));
-    for (i, (key, value)) in known.chain(others).enumerate() {
-        if i > 0 {
-            line.push(b',');
-        }
-        // Strings and values serialize infallibly into a Vec.
-        let _ = hook_protocol::serde_json::to_writer(&mut line, key);
-        line.push(b':');
-        let _ = hook_protocol::serde_json::to_writer(&mut line, value);
-    }
-    line.extend_from_slice(b"}\n");
-    line
+    write_line(input, None)
 }
 
 /// [`input_line`] of [`hook_input`], with `tool_input` written as the call's argument text
@@ -228,8 +214,12 @@ pub fn input_line_of(agent: Agent, event: Event, context: &Context) -> Vec<u8> {
         .filter(|_| input.contains_key("tool_input"))
         .filter(|text| hook_protocol::serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()))
         .map(compact);
-    let Some(raw) = raw else { return input_line(&input) };
-    let mut line = Vec::with_capacity(256 + raw.len());
+    write_line(&input, raw.as_deref())
+}
+
+/// The line of [`input_line`]; `tool_input`, when given, is written as that text.
+fn write_line(input: &Map<String, Value>, tool_input: Option<&str>) -> Vec<u8> {
+    let mut line = Vec::with_capacity(256 + tool_input.map_or(0, str::len));
     line.push(b'{');
     let known = KEY_ORDER.iter().filter_map(|key| input.get_key_value(*key));
     let others = input.iter().filter(|(key, _)| !KEY_ORDER.contains(&key.as_str()));
@@ -237,12 +227,14 @@ pub fn input_line_of(agent: Agent, event: Event, context: &Context) -> Vec<u8> {
         if i > 0 {
             line.push(b',');
         }
+        // Strings and values serialize infallibly into a Vec.
         let _ = hook_protocol::serde_json::to_writer(&mut line, key);
         line.push(b':');
-        if key == "tool_input" {
-            line.extend_from_slice(raw.as_bytes());
-        } else {
-            let _ = hook_protocol::serde_json::to_writer(&mut line, value);
+        match tool_input {
+            Some(raw) if key == "tool_input" => line.extend_from_slice(raw.as_bytes()),
+            _ => {
+                let _ = hook_protocol::serde_json::to_writer(&mut line, value);
+            }
         }
     }
     line.extend_from_slice(b"}\n");
@@ -266,10 +258,9 @@ pub fn tool_input_text(input_text: &str) -> Option<String> {
 /// [`tool_input_text`]) when both say the same: hooks then read the members in the agent's
 /// order.
 pub fn keep_tool_input_order(context: &mut Context, raw: &str) {
-    let same = |text: &str| hook_protocol::serde_json::from_str::<Value>(text).ok();
-    if let Some(current) = context.tool_arguments.as_deref()
-        && same(current).is_some()
-        && same(current) == same(raw)
+    let parse = |text: &str| hook_protocol::serde_json::from_str::<Value>(text).ok();
+    if let Some(current) = context.tool_arguments.as_deref().and_then(parse)
+        && Some(current) == parse(raw)
     {
         context.tool_arguments = Some(raw.to_owned());
     }
