@@ -104,11 +104,7 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
 /// Where sessions are kept: `$XDG_STATE_HOME/hookwire/sessions`, else
 /// `~/.local/state/hookwire/sessions`.
 pub(crate) fn sessions_dir() -> Option<PathBuf> {
-    if let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(state).join("hookwire").join("sessions"));
-    }
-    let home = std::env::var_os("HOME").filter(|v| !v.is_empty())?;
-    Some(PathBuf::from(home).join(".local/state/hookwire/sessions"))
+    crate::discover::state_dir().map(|dir| dir.join("sessions"))
 }
 
 /// A session id is a file name: letters, digits, `-`, `_` and `.`, not starting with `.`.

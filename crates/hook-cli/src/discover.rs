@@ -18,6 +18,13 @@ pub(crate) fn user_config_dir() -> Option<PathBuf> {
     Locations::from_env().user_config_dir
 }
 
+/// hookwire's state directory: `$XDG_STATE_HOME/hookwire`, else `~/.local/state/hookwire`
+/// (a variable that is not an absolute path is ignored, as the XDG specification says).
+pub(crate) fn state_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    var("XDG_STATE_HOME").or_else(|| var("HOME").map(|home| home.join(".local/state"))).map(|dir| dir.join("hookwire"))
+}
+
 /// The trust records file.
 pub(crate) fn trust_store_path() -> Option<PathBuf> {
     Locations::from_env().trust_store()

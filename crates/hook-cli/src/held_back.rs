@@ -139,10 +139,7 @@ fn add_system_message(top: &mut Map<String, Value>, note: &str) {
 /// Where the once-per-session notices are remembered: `$XDG_STATE_HOME/hookwire/notices`, else
 /// `~/.local/state/hookwire/notices`.
 fn notices_dir() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state"))
-    })?;
-    Some(state.join("hookwire").join("notices"))
+    crate::discover::state_dir().map(|dir| dir.join("notices"))
 }
 
 /// Whether `note` was not yet shown in `session` (and remembers it now). Without a session

@@ -739,10 +739,7 @@ fn diff(old: &str, new: &str, file: &Path) -> String {
 
 /// hookwire's state directory: `$XDG_STATE_HOME/hookwire`, else `~/.local/state/hookwire`.
 fn state_dir() -> Result<PathBuf, String> {
-    let var = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
-    var("XDG_STATE_HOME")
-        .or_else(|| var("HOME").map(|home| home.join(".local/state")))
-        .map(|dir| dir.join("hookwire"))
+    crate::discover::state_dir()
         .ok_or_else(|| "neither XDG_STATE_HOME nor HOME is set: no place for the backup; set one".to_owned())
 }
 
