@@ -62,15 +62,15 @@ impl Locations {
     /// `.jcli/`, or with an agent's settings file (`.claude/settings.json`, ...), the home
     /// directory excepted.
     pub fn project_root(&self, start: &Path) -> Option<PathBuf> {
-        let home = self.home.as_deref();
-        start
-            .ancestors()
-            .find(|dir| {
-                dir.join(".hookwire").is_dir()
-                    || dir.join(".jcli").is_dir()
-                    || (home != Some(*dir) && !agent_sources(dir, Level::Project, None).is_empty())
-            })
-            .map(Path::to_path_buf)
+        start.ancestors().find(|dir| self.is_project_root(dir)).map(Path::to_path_buf)
+    }
+
+    /// Whether `dir` is a project root: it holds `.hookwire/`, `.jcli/` or an agent's settings
+    /// file, and is not the home directory.
+    fn is_project_root(&self, dir: &Path) -> bool {
+        dir.join(".hookwire").is_dir()
+            || dir.join(".jcli").is_dir()
+            || (self.home.as_deref() != Some(dir) && !agent_sources(dir, Level::Project, None).is_empty())
     }
 
     /// Every project root at or above `start`, outermost first: each directory with `.hookwire/`,
@@ -78,16 +78,8 @@ impl Locations {
     /// its own `.claude/settings.json` (even `{}`) or an empty `.jcli/` is a project of its
     /// own, and the project around it stays one too: its trusted hooks still run there.
     pub fn project_roots(&self, start: &Path) -> Vec<PathBuf> {
-        let home = self.home.as_deref();
-        let mut roots: Vec<PathBuf> = start
-            .ancestors()
-            .filter(|dir| {
-                dir.join(".hookwire").is_dir()
-                    || dir.join(".jcli").is_dir()
-                    || (home != Some(*dir) && !agent_sources(dir, Level::Project, None).is_empty())
-            })
-            .map(Path::to_path_buf)
-            .collect();
+        let mut roots: Vec<PathBuf> =
+            start.ancestors().filter(|dir| self.is_project_root(dir)).map(Path::to_path_buf).collect();
         roots.reverse();
         roots
     }
