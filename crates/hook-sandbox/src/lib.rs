@@ -229,6 +229,25 @@ pub fn plan(policy: &SandboxPolicy) -> Applied {
     Applied { abi, missing: missing_at(policy, abi) }
 }
 
+/// A directory at or under `preferred` that a confined hook may not write by default: not in
+/// the system temp directory, which every sandbox with the standard write defaults may write.
+/// When `preferred` lies there (a checkout cloned into `/tmp`, whose build's scratch dirs are
+/// then in it too), `/var/tmp`, else `$HOME/.cache`. For tests and tools that need a place a
+/// hook must not reach.
+pub fn outside_default_writes(preferred: &Path) -> PathBuf {
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let temp = canonical(&std::env::temp_dir());
+    let home_cache = std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache"));
+    [Some(preferred.to_path_buf()), Some(PathBuf::from("/var/tmp")), home_cache]
+        .into_iter()
+        .flatten()
+        .find(|dir| {
+            let _ = std::fs::create_dir_all(dir);
+            dir.is_dir() && !canonical(dir).starts_with(&temp)
+        })
+        .unwrap_or_else(|| preferred.to_path_buf())
+}
+
 /// Confines the process `command` will start: builds the ruleset of `policy` for `places` now,
 /// and installs a `pre_exec` step that sets `no_new_privs` and restricts the child with it.
 /// Also sets [`SCRATCH_VAR`] when there is a scratch directory.

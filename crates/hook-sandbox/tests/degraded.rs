@@ -43,7 +43,8 @@ fn no_landlock() {
     assert!(message.contains("sandbox: required"), "{message}");
     assert!(message.contains("best-effort"), "{message}");
 
-    let home = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("degraded-{}", std::process::id()));
+    let home = hook_sandbox::outside_default_writes(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("degraded-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
     let best_effort = SandboxPolicy::with_mode(SandboxMode::BestEffort);
     let mut command = Command::new("/bin/sh");

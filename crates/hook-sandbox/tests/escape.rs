@@ -17,7 +17,8 @@ use hook_sandbox::{NetworkPolicy, PathSet, Places, SandboxMode, SandboxPolicy, c
 
 /// A fresh directory `name` with `home/` and `project/` inside, outside the temp directory.
 fn dirs(name: &str) -> (PathBuf, PathBuf) {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sandbox-{name}-{}", std::process::id()));
+    let root = hook_sandbox::outside_default_writes(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("sandbox-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let (home, project) = (root.join("home"), root.join("project"));
     std::fs::create_dir_all(&home).unwrap();

@@ -103,8 +103,8 @@ async fn a_model_registered_bash_hook_runs_with_a_scrubbed_environment() {
 #[tokio::test]
 async fn a_model_registered_bash_hook_runs_sandboxed() {
     // Outside the project and the temp directory: what a model's hook must not write.
-    let outside =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("session-escape-{}", std::process::id()));
+    let outside = hook_sandbox::outside_default_writes(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("session-escape-{}", std::process::id()));
     std::fs::create_dir_all(&outside).unwrap();
     let target = outside.join(".bashrc");
     std::fs::write(&target, "# original\n").unwrap();

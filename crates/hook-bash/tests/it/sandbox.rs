@@ -24,7 +24,8 @@ use hook_protocol::{
 
 /// `home/` (with a `.bashrc`) and `project/` under a fresh directory `name`.
 fn dirs(name: &str) -> (PathBuf, PathBuf) {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bash-sandbox-{name}-{}", std::process::id()));
+    let root = hook_sandbox::outside_default_writes(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("bash-sandbox-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let (home, project) = (root.join("home"), root.join("project"));
     std::fs::create_dir_all(&home).unwrap();
@@ -157,7 +158,8 @@ fn agent_spec(command: &str, home: &Path, project: &Path, sandbox: Option<Sandbo
 #[tokio::test]
 async fn a_claude_command_hook_grandchild_after_setsid_is_still_confined() {
     let (home, project) = dirs("claude");
-    let state = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bash-sandbox-state-{}", std::process::id()));
+    let state = hook_sandbox::outside_default_writes(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("bash-sandbox-state-{}", std::process::id()));
     let factory = AgentCommandFactory::new(hook_bash::AgentCommandOptions {
         state_dir: Some(state),
         ..hook_bash::AgentCommandOptions::default()

@@ -13,7 +13,8 @@ use hook_protocol::config::{PathSet, SandboxPolicy};
 
 /// Starts the escape fixture (confined by `sandbox`) and returns the reason of its answer.
 async fn attempt(name: &str, sandbox: Option<SandboxPolicy>) -> String {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("process-sandbox-{name}-{}", std::process::id()));
+    let root = hook_sandbox::outside_default_writes(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("process-sandbox-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let (home, project) = (root.join("home"), root.join("project"));
     std::fs::create_dir_all(&home).unwrap();
