@@ -150,6 +150,11 @@ pub fn recommended() -> RuleSet {
 /// The verdict on `case` sent by `agent`, read the way the rules hook reads a call.
 pub fn verdict(rules: &RuleSet, case: &Case, agent: Agent) -> Verdict {
     let (tool, input) = case.payload(agent);
+    verdict_of(rules, tool, &input)
+}
+
+/// The verdict on a call of `tool` with `input`.
+pub fn verdict_of(rules: &RuleSet, tool: &str, input: &Value) -> Verdict {
     let context = Context {
         tool_name: Some(tool.to_owned()),
         tool_arguments: Some(input.to_string()),
@@ -185,7 +190,12 @@ pub struct Tally {
 pub fn run(rules: &RuleSet, corpus: &Corpus) -> Tally {
     let mut tally = Tally::default();
     for case in &corpus.cases {
-        let verdicts: Vec<(Agent, Verdict)> = AGENTS.iter().map(|&a| (a, verdict(rules, case, a))).collect();
+        let mut verdicts: Vec<(Agent, Verdict)> = AGENTS.iter().map(|&a| (a, verdict(rules, case, a))).collect();
+        if case.class() == ToolClass::Shell {
+            // Codex's argv `shell` tool, which runs the script through `bash -lc`.
+            let input = json!({ "command": ["bash", "-lc", case.command] });
+            verdicts.push((Agent::Codex, verdict_of(rules, "shell", &input)));
+        }
         let decisions: Vec<bool> = verdicts.iter().map(|(_, v)| blocks(v)).collect();
         if decisions.iter().any(|d| *d != decisions[0]) {
             let each: Vec<String> = verdicts
