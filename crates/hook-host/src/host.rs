@@ -4,13 +4,14 @@
 use std::{
     path::{Path, PathBuf},
     sync::Arc,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use hook_config::{ConfigSource, Untrusted};
 use hook_core::{Context, Engine, Event, FireOutcome, HookSpec};
 use hook_llm::ChatModel;
 use hook_protocol::Agent;
+#[cfg(feature = "decision-store")]
 use hook_store::{FireRecord, FlushReport, Origin, Recorder, StoreConfig};
 
 use crate::{
@@ -34,6 +35,7 @@ pub struct HostBuilder {
     no_default_config: bool,
     skip_agent: Option<Agent>,
     command_project_dir: Option<Option<PathBuf>>,
+    #[cfg(feature = "decision-store")]
     decisions: Option<StoreConfig>,
 }
 
@@ -134,6 +136,7 @@ impl HostBuilder {
     /// [`StoreConfig::from_env`] for the one the `hookwire` command uses): one row per fire and
     /// per hook run, written by a thread of the store's own, never delaying a fire. Off unless
     /// asked for.
+    #[cfg(feature = "decision-store")]
     pub fn decision_store(mut self, config: StoreConfig) -> Self {
         self.decisions = Some(config);
         self
@@ -164,6 +167,7 @@ impl HostBuilder {
             no_default_config: self.no_default_config,
             skip_agent: self.skip_agent,
             state: tokio::sync::Mutex::new(State::default()),
+            #[cfg(feature = "decision-store")]
             recorder: self.decisions.map(Recorder::start),
         }
     }
@@ -288,6 +292,7 @@ pub struct Host {
     no_default_config: bool,
     skip_agent: Option<Agent>,
     state: tokio::sync::Mutex<State>,
+    #[cfg(feature = "decision-store")]
     recorder: Option<Recorder>,
 }
 
@@ -448,8 +453,10 @@ impl Host {
     /// decision store when [`HostBuilder::decision_store`] asked for one (a non-blocking hand-off:
     /// the outcome never waits on the store). Firing through the engine directly records nothing.
     pub async fn fire(&self, event: Event, context: &mut Context) -> FireOutcome {
-        let started = Instant::now();
+        #[cfg(feature = "decision-store")]
+        let started = std::time::Instant::now();
         let outcome = self.engine().fire(event, context).await;
+        #[cfg(feature = "decision-store")]
         if let Some(recorder) = &self.recorder {
             let hooks = if outcome.trace.is_empty() { Vec::new() } else { self.engine().hooks_for(event) };
             recorder.record(FireRecord::from_outcome(Origin::Host, &outcome, context, &hooks, started.elapsed()));
@@ -459,6 +466,7 @@ impl Host {
 
     /// Waits at most `deadline` for the recorded fires to be written (call it before the
     /// process exits); what is left is counted as dropped. `None` without a decision store.
+    #[cfg(feature = "decision-store")]
     pub fn flush_decisions(&self, deadline: Duration) -> Option<FlushReport> {
         self.recorder.as_ref().map(|recorder| recorder.flush(deadline))
     }

@@ -51,6 +51,7 @@ mod watch;
 pub use discover::Locations;
 pub use factories::{chat_model, engine_with_factories, factory, kinds, lazy_model, mount, remount};
 pub use hook_llm::ChatModel;
+#[cfg(feature = "decision-store")]
 pub use hook_store::{self, Retention, StoreConfig};
 pub use host::{Host, HostBuilder, ReadError, Refresh, Reload, Watcher};
 pub use load::{Loaded, Scope, TrustPolicy, calls_the_bridge, load_scoped, load_sources, missing_configs};

@@ -2,6 +2,7 @@
 //! temporary projects, real `sh`, real Python process hooks.
 
 mod common;
+#[cfg(feature = "decision-store")]
 mod decisions;
 mod dialects;
 mod old_paths;
