@@ -273,6 +273,13 @@ pub fn analyze_argv(argv: &[String], cwd: &Path, vars: &Vars, home: Option<&Path
     })
 }
 
+/// Notes a word whose nested commands cannot be read.
+fn unreadable(word: &RawWord, analysis: &mut Analysis) {
+    if let Some(Err(error)) = word.nested.iter().find(|nested| nested.is_err()) {
+        analysis.undetermined(format!("`{}`: {error}, so hookwire cannot tell what it runs", word.raw));
+    }
+}
+
 /// The state of the walk over a command.
 struct Walk<'h> {
     vars: Vars,
@@ -301,7 +308,7 @@ impl Walk<'_> {
         for item in items {
             match item {
                 Item::Command(command) => self.finish(command, analysis, depth, levels),
-                Item::Expand(_) => {}
+                Item::Expand(words) => words.iter().for_each(|word| unreadable(word, analysis)),
                 Item::Unset(name) => self.vars.unset(name),
                 Item::Open => self.stack.push(self.cwd.clone()),
                 Item::Close => {
@@ -315,6 +322,7 @@ impl Walk<'_> {
 
     /// Follows one simple command.
     fn finish(&mut self, command: &Command, analysis: &mut Analysis, depth: usize, levels: usize) {
+        command.words.iter().for_each(|word| unreadable(word, analysis));
         let words: Vec<Word> = command.words.iter().map(|w| expand(w, &self.vars, self.home)).collect();
         self.stdin = command.stdin_text();
         let program = self.simple(&words, analysis, depth, levels);
@@ -1049,6 +1057,9 @@ mod tests {
         assert_eq!(words("echo ${X:-$(rm -rf ~)}"), ["rm -rf ~", "echo ${X:-$(rm -rf ~)}"]);
         assert_eq!(words("[[ -n $(whoami) ]] && diff <(ls a) >(wc)"), ["whoami", "ls a", "wc", "diff <(ls a) >(wc)"]);
         assert_eq!(words("$'\\x72m' -rf x"), ["rm -rf x"]);
+        // `( (` opens two subshells (bash), `((` an arithmetic command.
+        assert_eq!(words("( ( rm -rf x ) ); ((rm - 1))"), ["rm -rf x"]);
+        assert_eq!(paths(&shell("( (cd sub; ./a.sh) ); ./b.sh")), ["/p/sub/./a.sh!", "/p/./b.sh!"]);
     }
 
     #[test]

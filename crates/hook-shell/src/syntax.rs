@@ -288,8 +288,26 @@ impl Reader<'_> {
         self.redirect_only(redirects);
         match compound {
             ast::CompoundCommand::Arithmetic(arithmetic) => {
-                let word = self.arithmetic(&arithmetic.expr.value);
-                self.items.push(Item::Expand(vec![word]));
+                let written = self.source(&arithmetic.loc);
+                if written.starts_with("((") {
+                    let word = self.arithmetic(&arithmetic.expr.value);
+                    self.items.push(Item::Expand(vec![word]));
+                } else {
+                    // `( (cmd) )` is two subshells in bash; the parser reads it as `((`.
+                    let inner = written.strip_prefix('(').and_then(|w| w.strip_suffix(')')).unwrap_or_default();
+                    match parse(inner, self.depth + 1, self.levels) {
+                        Ok(items) => {
+                            self.items.push(Item::Open);
+                            self.items.extend(items);
+                            self.items.push(Item::Close);
+                        }
+                        Err(error) => self.items.push(Item::Expand(vec![RawWord {
+                            pieces: vec![Piece::Unknown("a subshell that cannot be read".to_owned())],
+                            raw: written,
+                            nested: vec![Err(error)],
+                        }])),
+                    }
+                }
             }
             ast::CompoundCommand::ArithmeticForClause(clause) => {
                 let words = [&clause.initializer, &clause.condition, &clause.updater]
@@ -391,8 +409,7 @@ impl Reader<'_> {
     ) -> RawWord {
         let mut inner = Reader { text: self.text, depth: self.depth, levels: self.levels, items: Vec::new() };
         inner.list(&subshell.list);
-        let (start, end) = (subshell.loc.start.index, subshell.loc.end.index);
-        let body: String = self.text.chars().skip(start).take(end.saturating_sub(start)).collect();
+        let body = self.source(&subshell.loc);
         let sign = match kind {
             ast::ProcessSubstitutionKind::Read => '<',
             ast::ProcessSubstitutionKind::Write => '>',
@@ -448,6 +465,16 @@ impl Reader<'_> {
                 command.redirects.push((Redirect::Output, word));
             }
         }
+    }
+
+    /// The text of the script at `span`.
+    fn source(&self, span: &brush_parser::SourceSpan) -> String {
+        // The parser counts characters.
+        let (start, end) = (span.start.index, span.end.index.max(span.start.index));
+        if self.text.is_ascii() {
+            return self.text.get(start..end).unwrap_or_default().to_owned();
+        }
+        self.text.chars().skip(start).take(end - start).collect()
     }
 
     /// A word of the script, read into its pieces.
