@@ -169,13 +169,14 @@ pub(crate) fn with_stack<T: Send>(text: &str, work: impl FnOnce(usize) -> T + Se
     if needed > MAX_OPENERS {
         return Err(ShellError::TooDeep);
     }
-    // Nested scripts (`sh -c`, `eval`) may each take a stack as deep again.
-    let size = (1 << 20) + 2 * MAX_OPENERS * STACK_PER_LEVEL;
+    // The stack fits this text's bound (a nested script, `sh -c`, `eval`, may take as much
+    // again while the outer walk is under way); a nested text needing more is refused.
+    let size = (1 << 20) + 2 * needed * STACK_PER_LEVEL;
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("hook-shell parse".to_owned())
             .stack_size(size)
-            .spawn_scoped(scope, || work(MAX_OPENERS))
+            .spawn_scoped(scope, || work(needed))
             .map_err(|_| ShellError::TooDeep)?
             .join()
             .map_err(|_| ShellError::Syntax)
