@@ -106,4 +106,12 @@ printf 'WebFetch(domain:example.com)' | seed matcher if_domain.txt
 printf '(unclosed[\nx' | seed matcher bad_regex.txt
 printf 'run_shell_command|write_file' | seed matcher gemini.txt
 
+# hook-shell: command lines, the shapes its grammar and its walks take.
+printf 'sudo FOO=1 '"'"'r'"'"'m -rf build && echo "$(git log)" `ls` | tee log 2>&1' | seed shell lists.txt
+printf 'bash <<'"'"'EOF'"'"'\ncd hooks && ./check.sh\nEOF\ncat <<X\n$(id)\nX\n' | seed shell heredoc.txt
+printf 'case $x in a) rm -rf a;; *) f() { ( ( ls ) ); }; esac; for i in $(seq 3); do eval "echo $i"; done' | seed shell compound.txt
+printf 'echo ${X:-$(rm -rf ~)} $(( $(id -u) + 1 )) $'"'"'\x72m'"'"' <(ls) [[ -n $(whoami) ]]' | seed shell expansions.txt
+printf 'sh -c "bash -c '"'"'env -S \"rm -rf ~\"'"'"'"; find . -exec rm {} \\; ; python3 -m pkg.tool' | seed shell nested.txt
+printf 'echo $($($(x' | seed shell unclosed.txt
+
 echo "seeds: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1)"

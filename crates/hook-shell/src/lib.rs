@@ -1,6 +1,7 @@
-//! Just enough of POSIX `sh` to tell which files a hook command runs: a word splitter (quotes,
-//! escapes, expansions, operators) and a walk over the simple commands that follows `cd DIR`,
-//! `;` / `&&` / `||` / `|`, `( ... )`, `.` / `source`, `sh -c`, wrappers (`env`, `exec`,
+//! What a shell command line runs, read with a maintained bash parser (`brush-parser`, see
+//! the `syntax` module) and normalized on its syntax tree: a walk over the simple commands that
+//! follows `cd DIR`, `;` / `&&` / `||` / `|`, `( ... )`, compound commands, functions,
+//! `.` / `source`, `sh -c`, here-documents fed to a shell, wrappers (`env`, `exec`,
 //! `timeout`, ...) and interpreter arguments.
 //!
 //! What the walk cannot know before the hook runs — a command substitution, a variable other
@@ -9,7 +10,9 @@
 //!
 //! It is hookwire's one shell parser: Claude Code `if` rules (`Bash(rm *)`) read a tool call's
 //! command through [`invocations`], every command it runs with quotes and escapes removed, so the
-//! two never disagree about what a command line runs. Nothing here does I/O.
+//! two never disagree about what a command line runs. Nothing here does I/O. A text the parser
+//! rejects, or one nested deeper than its bounds, is an error ([`ShellError`]) for
+//! [`invocations`] and *undetermined* for [`analyze_shell`]: never "runs nothing".
 //!
 //! ```
 //! // Every command a line runs, wrappers and quotes stripped: what an `if` rule compares.
@@ -18,347 +21,14 @@
 //! assert!(runs.iter().any(|run| run.words == ["echo", "done"]));
 //! ```
 
+mod syntax;
+
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
 };
 
-/// A piece of a word before expansion.
-#[derive(Debug, Clone, PartialEq)]
-enum Piece {
-    /// Text, quoted or not.
-    Text(String),
-    /// An unquoted glob character (`*`, `?`, a `[...]` class).
-    Glob(String),
-    /// `$NAME` / `${NAME}`; `modified`: `${NAME:-x}` and the like.
-    Var { name: String, modified: bool },
-    /// `$?`, `$$`, `$#`, `$1`, `$@`: values that never name a project file.
-    Special,
-    /// `$(...)`, `` `...` `` or `<(...)`: the command inside, as written.
-    Substitution(String),
-    /// `$((...))`.
-    Arithmetic,
-    /// An unquoted `~` at the start of a word.
-    Tilde,
-}
-
-/// A redirection operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Redirect {
-    /// `<`, `<>`: the file is read.
-    Input,
-    /// `>`, `>>`, `>|`, `&>`: the file is written.
-    Output,
-    /// `<&`, `>&`: a file descriptor.
-    Duplicate,
-    /// `<<`, `<<-`.
-    HereDoc,
-    /// `<<<`.
-    HereString,
-}
-
-/// An operator between commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    /// `;`, `&`, a newline, `&&`, `||`, `|`.
-    Separator,
-    /// `(`.
-    Open,
-    /// `)`.
-    Close,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Token {
-    Word { pieces: Vec<Piece>, raw: String },
-    Op(Op),
-    Redirect(Redirect),
-}
-
-/// Splits `text` into words and operators; the flag says whether every quote, `$(...)` and
-/// backquote closes (an open one takes the rest of the text).
-fn tokenize(text: &str) -> (Vec<Token>, bool) {
-    let chars: Vec<char> = text.chars().collect();
-    let mut tokens = Vec::new();
-    let mut is_closed = true;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            ' ' | '\t' | '\r' => i += 1,
-            '\\' if chars.get(i + 1) == Some(&'\n') => i += 2,
-            '#' => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '\n' | ';' => {
-                tokens.push(Token::Op(Op::Separator));
-                i += 1;
-            }
-            '&' => {
-                if chars.get(i + 1) == Some(&'>') {
-                    tokens.push(Token::Redirect(Redirect::Output));
-                    i += if chars.get(i + 2) == Some(&'>') { 3 } else { 2 };
-                } else {
-                    tokens.push(Token::Op(Op::Separator));
-                    i += if chars.get(i + 1) == Some(&'&') { 2 } else { 1 };
-                }
-            }
-            '|' => {
-                tokens.push(Token::Op(Op::Separator));
-                i += if matches!(chars.get(i + 1), Some('|' | '&')) { 2 } else { 1 };
-            }
-            '(' => {
-                tokens.push(Token::Op(Op::Open));
-                i += 1;
-            }
-            ')' => {
-                tokens.push(Token::Op(Op::Close));
-                i += 1;
-            }
-            '<' | '>' => {
-                let next = chars.get(i + 1).copied();
-                if next == Some('(') {
-                    // `<(cmd)` / `>(cmd)`: process substitution, a word.
-                    let start = i;
-                    let closed;
-                    (i, closed) = skip_balanced(&chars, i + 2, '(', ')');
-                    is_closed &= closed;
-                    let inner = chars[start + 2..if closed { i - 1 } else { i }].iter().collect();
-                    tokens.push(Token::Word {
-                        pieces: vec![Piece::Substitution(inner)],
-                        raw: chars[start..i].iter().collect(),
-                    });
-                    continue;
-                }
-                let (redirect, len) = match (c, next, chars.get(i + 2).copied()) {
-                    ('<', Some('<'), Some('<')) => (Redirect::HereString, 3),
-                    ('<', Some('<'), Some('-')) => (Redirect::HereDoc, 3),
-                    ('<', Some('<'), _) => (Redirect::HereDoc, 2),
-                    ('<', Some('&'), _) | ('>', Some('&'), _) => (Redirect::Duplicate, 2),
-                    ('<', Some('>'), _) => (Redirect::Input, 2),
-                    ('<', _, _) => (Redirect::Input, 1),
-                    (_, Some('>' | '|'), _) => (Redirect::Output, 2),
-                    _ => (Redirect::Output, 1),
-                };
-                tokens.push(Token::Redirect(redirect));
-                i += len;
-            }
-            _ => {
-                let start = i;
-                let (pieces, end, closed) = read_word(&chars, i);
-                is_closed &= closed;
-                i = end;
-                // `2>file`: the digits are the descriptor of a redirection.
-                let is_descriptor = matches!(chars.get(i), Some('<' | '>'))
-                    && matches!(pieces.as_slice(), [Piece::Text(text)] if text.chars().all(|c| c.is_ascii_digit()));
-                if !is_descriptor {
-                    tokens.push(Token::Word { pieces, raw: chars[start..i].iter().collect() });
-                }
-            }
-        }
-    }
-    (tokens, is_closed)
-}
-
-/// Whether `c` ends an unquoted word.
-fn is_meta(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>')
-}
-
-/// The index just after the `close` that balances an `open` already consumed before `i`, and
-/// whether there is one (else the index is the end of the text). Quoted text is skipped.
-fn skip_balanced(chars: &[char], mut i: usize, open: char, close: char) -> (usize, bool) {
-    let mut depth = 1;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => i += 1,
-            quote @ ('\'' | '"') => {
-                i += 1;
-                while i < chars.len() && chars[i] != quote {
-                    i += usize::from(quote == '"' && chars[i] == '\\') + 1;
-                }
-                if i >= chars.len() {
-                    return (chars.len(), false);
-                }
-            }
-            c if c == open => depth += 1,
-            c if c == close => {
-                depth -= 1;
-                if depth == 0 {
-                    return (i + 1, true);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    (chars.len(), false)
-}
-
-/// Pushes `c` onto the text piece at the end of `pieces`.
-fn push_text(pieces: &mut Vec<Piece>, c: char) {
-    match pieces.last_mut() {
-        Some(Piece::Text(text)) => text.push(c),
-        _ => pieces.push(Piece::Text(c.to_string())),
-    }
-}
-
-/// Reads one word starting at `i`; returns its pieces, the index after it, and whether every
-/// quote and substitution in it closes.
-fn read_word(chars: &[char], mut i: usize) -> (Vec<Piece>, usize, bool) {
-    let mut pieces = Vec::new();
-    let mut is_closed = true;
-    let start = i;
-    while i < chars.len() && !is_meta(chars[i]) {
-        match chars[i] {
-            '\\' => {
-                if let Some(&next) = chars.get(i + 1)
-                    && next != '\n'
-                {
-                    push_text(&mut pieces, next);
-                }
-                i += 2;
-            }
-            '\'' => {
-                i += 1;
-                while i < chars.len() && chars[i] != '\'' {
-                    push_text(&mut pieces, chars[i]);
-                    i += 1;
-                }
-                is_closed &= i < chars.len();
-                // An empty '' still makes a (possibly empty) word.
-                if !matches!(pieces.last(), Some(Piece::Text(_))) {
-                    pieces.push(Piece::Text(String::new()));
-                }
-                i += 1;
-            }
-            '"' => {
-                i += 1;
-                if !matches!(pieces.last(), Some(Piece::Text(_))) {
-                    pieces.push(Piece::Text(String::new()));
-                }
-                while i < chars.len() && chars[i] != '"' {
-                    match chars[i] {
-                        '\\' if matches!(chars.get(i + 1), Some('$' | '`' | '"' | '\\' | '\n')) => {
-                            if chars[i + 1] != '\n' {
-                                push_text(&mut pieces, chars[i + 1]);
-                            }
-                            i += 2;
-                        }
-                        '$' => i = read_dollar(chars, i, &mut pieces, &mut is_closed),
-                        '`' => i = read_backquoted(chars, i + 1, &mut pieces, &mut is_closed),
-                        c => {
-                            push_text(&mut pieces, c);
-                            i += 1;
-                        }
-                    }
-                }
-                is_closed &= i < chars.len();
-                i += 1;
-            }
-            '$' => i = read_dollar(chars, i, &mut pieces, &mut is_closed),
-            '`' => i = read_backquoted(chars, i + 1, &mut pieces, &mut is_closed),
-            '~' if i == start => {
-                pieces.push(Piece::Tilde);
-                i += 1;
-            }
-            '*' | '?' => {
-                pieces.push(Piece::Glob(chars[i].to_string()));
-                i += 1;
-            }
-            '[' => {
-                // A class is `[` ... `]` with something between; a lone `[` is the test command.
-                let end = chars[i + 1..].iter().take_while(|c| !is_meta(**c)).position(|c| *c == ']');
-                match end {
-                    Some(offset) if offset > 0 => {
-                        pieces.push(Piece::Glob(chars[i..i + offset + 2].iter().collect()));
-                        i += offset + 2;
-                    }
-                    _ => {
-                        push_text(&mut pieces, '[');
-                        i += 1;
-                    }
-                }
-            }
-            c => {
-                push_text(&mut pieces, c);
-                i += 1;
-            }
-        }
-    }
-    (pieces, i.min(chars.len()), is_closed)
-}
-
-/// Reads a backquoted command whose text starts at `i` (after the opening backquote) into a
-/// substitution piece; returns the index after the closing backquote.
-fn read_backquoted(chars: &[char], mut i: usize, pieces: &mut Vec<Piece>, is_closed: &mut bool) -> usize {
-    let mut inner = String::new();
-    while i < chars.len() && chars[i] != '`' {
-        // Inside backquotes `\` escapes only `$`, `` ` `` and `\`.
-        if chars[i] == '\\'
-            && let Some(&next @ ('$' | '`' | '\\')) = chars.get(i + 1)
-        {
-            inner.push(next);
-            i += 2;
-            continue;
-        }
-        inner.push(chars[i]);
-        i += 1;
-    }
-    *is_closed &= i < chars.len();
-    pieces.push(Piece::Substitution(inner));
-    i + 1
-}
-
-/// Reads an expansion starting with the `$` at `i`; returns the index after it.
-fn read_dollar(chars: &[char], i: usize, pieces: &mut Vec<Piece>, is_closed: &mut bool) -> usize {
-    let is_name_start = |c: char| c.is_ascii_alphabetic() || c == '_';
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    match chars.get(i + 1).copied() {
-        Some('(') if chars.get(i + 2) == Some(&'(') => {
-            pieces.push(Piece::Arithmetic);
-            let (end, closed) = skip_balanced(chars, i + 2, '(', ')');
-            *is_closed &= closed;
-            end
-        }
-        Some('(') => {
-            let (end, closed) = skip_balanced(chars, i + 2, '(', ')');
-            *is_closed &= closed;
-            pieces.push(Piece::Substitution(chars[i + 2..if closed { end - 1 } else { end }].iter().collect()));
-            end
-        }
-        Some('{') => {
-            let (end, closed) = skip_balanced(chars, i + 2, '{', '}');
-            *is_closed &= closed;
-            let inner: String = chars[i + 2..end.saturating_sub(1).max(i + 2)].iter().collect();
-            let name: String = inner.chars().take_while(|c| is_name(*c)).collect();
-            if name.is_empty() || !name.starts_with(is_name_start) {
-                // `${#x}`, `${1}`, `${@}`, ...
-                pieces.push(Piece::Special);
-            } else {
-                let modified = inner.len() > name.len();
-                pieces.push(Piece::Var { name, modified });
-            }
-            end
-        }
-        Some(c) if is_name_start(c) => {
-            let name: String = chars[i + 1..].iter().take_while(|c| is_name(**c)).collect();
-            let end = i + 1 + name.chars().count();
-            pieces.push(Piece::Var { name, modified: false });
-            end
-        }
-        Some(c) if c.is_ascii_digit() || matches!(c, '?' | '$' | '#' | '!' | '-' | '@' | '*') => {
-            pieces.push(Piece::Special);
-            i + 2
-        }
-        _ => {
-            push_text(pieces, '$');
-            i + 1
-        }
-    }
-}
+use syntax::{Command, Item, Nested, Piece, RawWord, Redirect, plain_text};
 
 /// Variables whose values are known before the hook runs: the hook's own `env`, the project
 /// and hook directories hookwire sets, `HOME`.
@@ -461,35 +131,36 @@ struct Word {
     is_opaque: bool,
 }
 
-fn expand(pieces: &[Piece], raw: &str, vars: &Vars, home: Option<&Path>) -> Word {
-    let mut word = Word { text: String::new(), raw: raw.to_owned(), unknown: None, is_opaque: false };
+fn expand(word: &RawWord, vars: &Vars, home: Option<&Path>) -> Word {
+    let mut out = Word { text: String::new(), raw: word.raw.clone(), unknown: None, is_opaque: false };
     let unknown = |word: &mut Word, why: String| {
         if word.unknown.is_none() {
             word.unknown = Some(why);
         }
     };
-    for piece in pieces {
+    for piece in &word.pieces {
         match piece {
-            Piece::Text(text) => word.text.push_str(text),
+            Piece::Text(text) => out.text.push_str(text),
             Piece::Glob(glob) => {
-                word.text.push_str(glob);
-                unknown(&mut word, "a pattern: the files it matches can change".to_owned());
+                out.text.push_str(glob);
+                unknown(&mut out, "a pattern: the files it matches can change".to_owned());
             }
             Piece::Var { name, modified } => match vars.get(name) {
-                Some(value) if !modified => word.text.push_str(value),
-                Some(_) => unknown(&mut word, format!("`${{{name}...}}` changes the value of a variable")),
-                None => unknown(&mut word, format!("`${name}` is not known before the hook runs")),
+                Some(value) if !modified => out.text.push_str(value),
+                Some(_) => unknown(&mut out, format!("`${{{name}...}}` changes the value of a variable")),
+                None => unknown(&mut out, format!("`${name}` is not known before the hook runs")),
             },
-            Piece::Special => word.is_opaque = true,
-            Piece::Substitution(_) => unknown(&mut word, "its value is the output of a command".to_owned()),
-            Piece::Arithmetic => unknown(&mut word, "an arithmetic expansion".to_owned()),
+            Piece::Special => out.is_opaque = true,
+            Piece::Substitution => unknown(&mut out, "its value is the output of a command".to_owned()),
+            Piece::Arithmetic => unknown(&mut out, "an arithmetic expansion".to_owned()),
+            Piece::Unknown(why) => unknown(&mut out, why.clone()),
             Piece::Tilde => match home {
-                Some(home) => word.text.push_str(&home.display().to_string()),
-                None => unknown(&mut word, "`~` without a HOME".to_owned()),
+                Some(home) => out.text.push_str(&home.display().to_string()),
+                None => unknown(&mut out, "`~` without a HOME".to_owned()),
             },
         }
     }
-    word
+    out
 }
 
 /// Programs that run the program named by their first operand.
@@ -504,9 +175,6 @@ const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
 /// Interpreters whose first operand is the script they run.
 const INTERPRETERS: [&str; 12] =
     ["python", "python3", "python2", "node", "deno", "bun", "ruby", "perl", "php", "lua", "Rscript", "tclsh"];
-
-/// Reserved words that may start a command; the command proper follows them.
-const KEYWORDS: [&str; 12] = ["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"];
 
 /// One argument of a wrapper, as [`wrapped_program`] needs it.
 struct WrapperArg<'a> {
@@ -569,20 +237,47 @@ fn program_kind(program: &str) -> &str {
 
 /// What a shell command string runs, starting in `cwd`.
 pub fn analyze_shell(command: &str, cwd: &Path, vars: &Vars, home: Option<&Path>) -> Analysis {
-    let mut analysis = Analysis::default();
-    let mut walk = Walk { vars: vars.clone(), home, cwd: Cwd::Known(cwd.to_owned()), stack: Vec::new() };
-    walk.script(command, &mut analysis, 0);
-    analysis
+    let walked = syntax::with_stack(command, |levels| {
+        let mut analysis = Analysis::default();
+        let mut walk =
+            Walk { vars: vars.clone(), home, cwd: Cwd::Known(cwd.to_owned()), stack: Vec::new(), stdin: None };
+        walk.script(command, &mut analysis, 0, levels);
+        analysis
+    });
+    walked.unwrap_or_else(|error| {
+        let mut analysis = Analysis::default();
+        analysis.undetermined(format!("`{}`: {error}, so hookwire cannot tell what it runs", command.trim()));
+        analysis
+    })
 }
 
 /// What a command given as an argument vector runs (no shell), starting in `cwd`.
 pub fn analyze_argv(argv: &[String], cwd: &Path, vars: &Vars, home: Option<&Path>) -> Analysis {
-    let mut analysis = Analysis::default();
-    let mut walk = Walk { vars: vars.clone(), home, cwd: Cwd::Known(cwd.to_owned()), stack: Vec::new() };
-    let words: Vec<Word> =
-        argv.iter().map(|arg| Word { text: arg.clone(), raw: arg.clone(), unknown: None, is_opaque: false }).collect();
-    walk.simple(&words, &mut analysis, 0);
-    analysis
+    // A script given as an argument (`sh -c TEXT`) is parsed on a stack that holds it.
+    let joined = argv.join(" ");
+    let walked = syntax::with_stack(&joined, |levels| {
+        let mut analysis = Analysis::default();
+        let mut walk =
+            Walk { vars: vars.clone(), home, cwd: Cwd::Known(cwd.to_owned()), stack: Vec::new(), stdin: None };
+        let words: Vec<Word> = argv
+            .iter()
+            .map(|arg| Word { text: arg.clone(), raw: arg.clone(), unknown: None, is_opaque: false })
+            .collect();
+        walk.simple(&words, &mut analysis, 0, levels);
+        analysis
+    });
+    walked.unwrap_or_else(|error| {
+        let mut analysis = Analysis::default();
+        analysis.undetermined(format!("`{joined}`: {error}, so hookwire cannot tell what it runs"));
+        analysis
+    })
+}
+
+/// Notes a word whose nested commands cannot be read.
+fn unreadable(word: &RawWord, analysis: &mut Analysis) {
+    if let Some(Err(error)) = word.nested.iter().find(|nested| nested.is_err()) {
+        analysis.undetermined(format!("`{}`: {error}, so hookwire cannot tell what it runs", word.raw));
+    }
 }
 
 /// The state of the walk over a command.
@@ -592,96 +287,65 @@ struct Walk<'h> {
     cwd: Cwd,
     /// Directories to return to at each `)`.
     stack: Vec<Cwd>,
+    /// What the command being followed reads on its input, when the script holds it.
+    stdin: Option<String>,
 }
 
 /// How deep `sh -c 'sh -c ...'` is followed.
 const MAX_DEPTH: usize = 8;
 
 impl Walk<'_> {
-    fn script(&mut self, command: &str, analysis: &mut Analysis, depth: usize) {
-        let mut words: Vec<Word> = Vec::new();
-        let mut pending: Option<Redirect> = None;
-        let mut redirects: Vec<(Redirect, Word)> = Vec::new();
-        let (tokens, _) = tokenize(command);
-        let mut tokens = tokens.into_iter().peekable();
-        loop {
-            let token = tokens.next();
-            match token {
-                Some(Token::Word { pieces, raw }) => {
-                    let word = expand(&pieces, &raw, &self.vars, self.home);
-                    match pending.take() {
-                        Some(redirect) => redirects.push((redirect, word)),
-                        None => words.push(word),
-                    }
-                }
-                Some(Token::Redirect(Redirect::HereDoc)) => {
-                    self.finish(&mut words, &mut redirects, analysis, depth);
-                    analysis.undetermined(format!(
-                        "`{}`: a here-document; hookwire does not follow the command past it",
-                        command.trim()
-                    ));
-                    return;
-                }
-                Some(Token::Redirect(redirect)) => pending = Some(redirect),
-                Some(Token::Op(op)) => {
-                    self.finish(&mut words, &mut redirects, analysis, depth);
-                    match op {
-                        Op::Separator => {}
-                        Op::Open => self.stack.push(self.cwd.clone()),
-                        Op::Close => {
-                            if let Some(cwd) = self.stack.pop() {
-                                self.cwd = cwd;
-                            }
-                        }
-                    }
-                }
-                None => {
-                    self.finish(&mut words, &mut redirects, analysis, depth);
-                    return;
-                }
-            }
-            if words.first().is_some_and(|w| w.unknown.is_none() && w.text == "case") {
-                analysis.undetermined(format!(
-                    "`{}`: a `case` statement; hookwire does not follow its branches",
-                    command.trim()
-                ));
-                return;
+    fn script(&mut self, command: &str, analysis: &mut Analysis, depth: usize, levels: usize) {
+        match syntax::parse(command, depth, levels) {
+            Ok(items) => self.items(&items, analysis, depth, levels),
+            Err(error) => {
+                analysis.undetermined(format!("`{}`: {error}, so hookwire cannot tell what it runs", command.trim()))
             }
         }
     }
 
-    /// Ends the simple command of `words` and `redirects`.
-    fn finish(
-        &mut self,
-        words: &mut Vec<Word>,
-        redirects: &mut Vec<(Redirect, Word)>,
-        analysis: &mut Analysis,
-        depth: usize,
-    ) {
-        let program = self.simple(words, analysis, depth);
+    fn items(&mut self, items: &[Item], analysis: &mut Analysis, depth: usize, levels: usize) {
+        for item in items {
+            match item {
+                Item::Command(command) => self.finish(command, analysis, depth, levels),
+                Item::Expand(words) => words.iter().for_each(|word| unreadable(word, analysis)),
+                Item::Unset(name) => self.vars.unset(name),
+                Item::Open => self.stack.push(self.cwd.clone()),
+                Item::Close => {
+                    if let Some(cwd) = self.stack.pop() {
+                        self.cwd = cwd;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Follows one simple command.
+    fn finish(&mut self, command: &Command, analysis: &mut Analysis, depth: usize, levels: usize) {
+        command.words.iter().for_each(|word| unreadable(word, analysis));
+        let words: Vec<Word> = command.words.iter().map(|w| expand(w, &self.vars, self.home)).collect();
+        self.stdin = command.stdin_text();
+        let program = self.simple(&words, analysis, depth, levels);
+        self.stdin = None;
         let reads_scripts = program.as_deref().is_some_and(|p| {
             let kind = program_kind(p);
             SHELLS.contains(&kind) || INTERPRETERS.contains(&kind)
         });
-        for (redirect, word) in redirects.drain(..) {
-            match redirect {
-                // `sh < script.sh` runs what it reads.
-                Redirect::Input => {
-                    self.name(&word, if reads_scripts { Role::Run } else { Role::Argument }, analysis);
-                }
-                Redirect::Output | Redirect::Duplicate | Redirect::HereString | Redirect::HereDoc => {}
+        for (redirect, word) in &command.redirects {
+            // `sh < script.sh` runs what it reads.
+            if *redirect == Redirect::Input {
+                let word = expand(word, &self.vars, self.home);
+                self.name(&word, if reads_scripts { Role::Run } else { Role::Argument }, analysis);
             }
         }
-        words.clear();
     }
 
     /// One simple command; returns its program (after assignments, keywords and wrappers).
-    fn simple(&mut self, words: &[Word], analysis: &mut Analysis, depth: usize) -> Option<String> {
+    fn simple(&mut self, words: &[Word], analysis: &mut Analysis, depth: usize, levels: usize) -> Option<String> {
         let mut rest = words;
-        // Reserved words, then `NAME=value` assignments.
+        // `NAME=value` assignments.
         loop {
             match rest.first() {
-                Some(word) if word.unknown.is_none() && KEYWORDS.contains(&word.text.as_str()) => rest = &rest[1..],
                 Some(word) if assignment(word).is_some() => {
                     if let Some((name, value)) = assignment(word) {
                         match &word.unknown {
@@ -695,17 +359,17 @@ impl Walk<'_> {
             }
         }
         let (first, args) = rest.split_first()?;
-        if first.unknown.is_none() && first.text == "for" {
-            // `for NAME in ...; do`: NAME takes values hookwire does not follow.
-            if let Some(name) = args.first() {
-                self.vars.unset(&name.text);
-            }
-            return None;
-        }
-        self.command(first, args, analysis, depth)
+        self.command(first, args, analysis, depth, levels)
     }
 
-    fn command(&mut self, program: &Word, args: &[Word], analysis: &mut Analysis, depth: usize) -> Option<String> {
+    fn command(
+        &mut self,
+        program: &Word,
+        args: &[Word],
+        analysis: &mut Analysis,
+        depth: usize,
+        levels: usize,
+    ) -> Option<String> {
         if let Some(why) = &program.unknown {
             analysis.undetermined(format!("`{}`: the program is not known before the hook runs: {why}", program.raw));
             for arg in args {
@@ -755,12 +419,12 @@ impl Walk<'_> {
                 .collect();
             let rest = &args[wrapped_program(&kind, &shape).min(args.len())..];
             return match rest.split_first() {
-                Some((wrapped, tail)) => self.command(wrapped, tail, analysis, depth),
+                Some((wrapped, tail)) => self.command(wrapped, tail, analysis, depth, levels),
                 None => Some(program.text.clone()),
             };
         }
         if SHELLS.contains(&kind.as_str()) {
-            self.shell_args(args, analysis, depth);
+            self.shell_args(args, analysis, depth, levels);
         } else if INTERPRETERS.contains(&kind.as_str()) {
             self.interpreter_args(args, analysis);
         } else {
@@ -772,27 +436,26 @@ impl Walk<'_> {
     }
 
     /// `sh [options] -c STRING ...` or `sh [options] SCRIPT ...`.
-    fn shell_args(&mut self, args: &[Word], analysis: &mut Analysis, depth: usize) {
+    fn shell_args(&mut self, args: &[Word], analysis: &mut Analysis, depth: usize, levels: usize) {
+        let mut reads_input = false;
         let mut has_c = false;
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let is_option = arg.unknown.is_none() && arg.text.starts_with(['-', '+']) && arg.text.len() > 1;
             if is_option && arg.text != "--" {
-                has_c |= arg.text.starts_with('-') && !arg.text.starts_with("--") && arg.text.contains('c');
+                let short = arg.text.starts_with('-') && !arg.text.starts_with("--");
+                has_c |= short && arg.text.contains('c');
+                reads_input |= short && arg.text.contains('s');
                 if arg.text == "-o" || arg.text == "+o" {
                     iter.next();
                 }
                 continue;
             }
             let operand = if arg.text == "--" && arg.unknown.is_none() { iter.next() } else { Some(arg) };
-            let Some(operand) = operand else { return };
+            let Some(operand) = operand.filter(|_| has_c || !reads_input) else { break };
             if has_c {
                 match &operand.unknown {
-                    None if depth < MAX_DEPTH => {
-                        let mut inner =
-                            Walk { vars: self.vars.clone(), home: self.home, cwd: self.cwd.clone(), stack: Vec::new() };
-                        inner.script(&operand.text, analysis, depth + 1);
-                    }
+                    None if depth < MAX_DEPTH => self.inner_script(&operand.text, analysis, depth, levels),
                     None => analysis.undetermined(format!("`{}`: shells nested too deep", operand.raw)),
                     Some(why) => analysis.undetermined(format!("`{}`: the command is not known: {why}", operand.raw)),
                 }
@@ -808,6 +471,22 @@ impl Walk<'_> {
             }
             return;
         }
+        // No script operand: the shell runs what it reads, here a here-document it is fed.
+        if let Some(text) = self.stdin.take() {
+            if depth < MAX_DEPTH {
+                self.inner_script(&text, analysis, depth, levels);
+            } else {
+                analysis.undetermined(format!("`{}`: shells nested too deep", text.trim()));
+            }
+        }
+    }
+
+    /// Follows the script a shell started here runs (`sh -c TEXT`, `sh <<EOF`): it starts in
+    /// this directory with these variables, and changes neither.
+    fn inner_script(&mut self, text: &str, analysis: &mut Analysis, depth: usize, levels: usize) {
+        let mut inner =
+            Walk { vars: self.vars.clone(), home: self.home, cwd: self.cwd.clone(), stack: Vec::new(), stdin: None };
+        inner.script(text, analysis, depth + 1, levels);
     }
 
     /// `python3 [options] SCRIPT ...`, `python3 -m module`, `node -e CODE`.
@@ -959,9 +638,6 @@ fn assigned_name(raw: &str) -> Option<&str> {
     is_name.then_some(name)
 }
 
-/// How deep `$(...)`, `sh -c '...'` and `eval` are followed by [`invocations`].
-const MAX_NESTING: usize = 16;
-
 /// One command a shell script runs, as an `if` permission rule compares it: its words with
 /// quotes and escapes removed (`'rm' -rf x`, `r""m -rf x` and `r\m -rf x` all read `rm -rf x`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -981,94 +657,108 @@ pub struct Invocation {
 /// Why a script cannot be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ShellError {
-    /// A quote, `$(`, `${` or backquote does not close.
-    #[error("a quote, `$(` or backquote does not close")]
+    /// A quote, `$(`, `${`, backquote or here-document does not close.
+    #[error("a quote, `$(`, backquote or here-document does not close")]
     Unclosed,
-    /// Substitutions and nested shells go deeper than 16 levels.
-    #[error("commands are nested more than {MAX_NESTING} deep")]
+    /// Substitutions and nested shells go deeper than 16 levels, or the text holds more than
+    /// 4096 characters and reserved words that open a level of nesting.
+    #[error(
+        "commands are nested more than {} deep, or more than {} brackets, quotes and reserved words open nesting",
+        syntax::MAX_NESTING,
+        syntax::MAX_OPENERS
+    )]
     TooDeep,
+    /// The bash grammar does not accept it.
+    #[error("it is not valid shell syntax")]
+    Syntax,
 }
 
 /// Every command `script` runs, each at every stage of stripping what runs it: leading
-/// `NAME=value` assignments, reserved words (`if`, `!`, `{`, ...) and wrappers (`sudo -u root`,
-/// `env -i`, `nice -n 5`, `timeout 10`, `xargs -n1`, `command`, `exec`, ...), so
-/// `sudo FOO=1 rm -rf x` gives `sudo FOO=1 rm -rf x`, `FOO=1 rm -rf x` and `rm -rf x`. The
-/// commands inside `$(...)`, backquotes, `<(...)`, `sh -c '...'` (any shell), `eval ...`,
-/// `env -S '...'` and `find ... -exec ... ;` are listed too.
+/// `NAME=value` assignments and wrappers (`sudo -u root`, `env -i`, `nice -n 5`, `timeout 10`,
+/// `xargs -n1`, `command`, `exec`, ...), so `sudo FOO=1 rm -rf x` gives `sudo FOO=1 rm -rf x`,
+/// `FOO=1 rm -rf x` and `rm -rf x`. The commands of every list, pipeline, subshell, `{ ...; }`,
+/// `if` / `while` / `until` / `for` / `case` body and function body are listed, and those
+/// inside `$(...)`, backquotes, `<(...)`, arithmetic, parameter defaults (`${X:-$(...)}`),
+/// `sh -c '...'` (any shell), a here-document or here-string fed to a shell (`bash <<EOF`),
+/// `eval ...`, `env -S '...'` and `find ... -exec ... ;` too.
+///
+/// A text the bash grammar rejects is an error, never an empty list: callers treat it as a
+/// command they cannot check.
 pub fn invocations(script: &str) -> Result<Vec<Invocation>, ShellError> {
-    let mut out = Vec::new();
-    collect_invocations(script, 0, &mut out)?;
-    Ok(out)
+    syntax::with_stack(script, |levels| {
+        let mut out = Vec::new();
+        collect_invocations(script, 0, levels, &mut out)?;
+        Ok(out)
+    })?
 }
 
-/// A word before expansion: its pieces and its text as written.
-type RawWord = (Vec<Piece>, String);
+fn collect_invocations(script: &str, depth: usize, levels: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+    let items = syntax::parse(script, depth, levels)?;
+    items_invocations(&items, depth, levels, out)
+}
 
-fn collect_invocations(script: &str, depth: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
-    if depth > MAX_NESTING {
-        return Err(ShellError::TooDeep);
-    }
-    let (tokens, is_closed) = tokenize(script);
-    if !is_closed {
-        return Err(ShellError::Unclosed);
-    }
-    let mut words: Vec<RawWord> = Vec::new();
-    let mut redirect: Option<Redirect> = None;
-    let mut writes: Vec<String> = Vec::new();
-    for token in tokens.into_iter().map(Some).chain([None]) {
-        match token {
-            Some(Token::Word { pieces, raw }) => {
-                for piece in &pieces {
-                    if let Piece::Substitution(inner) = piece {
-                        collect_invocations(inner, depth + 1, out)?;
-                    }
+fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+    for item in items {
+        match item {
+            Item::Command(command) => {
+                for word in command.words.iter().chain(command.redirects.iter().map(|(_, word)| word)) {
+                    nested_invocations(&word.nested, depth, levels, out)?;
                 }
-                match redirect.take() {
-                    None => words.push((pieces, raw)),
-                    Some(Redirect::Output) => writes.push(plain_text(&pieces).unwrap_or(raw)),
-                    Some(_) => {}
-                }
-            }
-            Some(Token::Redirect(kind)) => redirect = Some(kind),
-            Some(Token::Op(_)) | None => {
+                let writes: Vec<String> = command
+                    .redirects
+                    .iter()
+                    .filter(|(redirect, _)| *redirect == Redirect::Output)
+                    .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
+                    .collect();
                 let first = out.len();
-                command_stages(&words, depth, out)?;
+                let stdin = command.stdin_text();
+                command_stages(&command.words, stdin.as_deref(), depth, levels, out)?;
                 // The command's stages and what it runs (`sh -c '… > f'`) write its
                 // redirections; a nested command keeps its own as well.
                 for invocation in &mut out[first..] {
                     invocation.writes.extend(writes.iter().cloned());
                 }
-                words.clear();
-                writes.clear();
-                redirect = None;
             }
+            Item::Expand(words) => {
+                for word in words {
+                    nested_invocations(&word.nested, depth, levels, out)?;
+                }
+            }
+            Item::Unset(_) | Item::Open | Item::Close => {}
         }
     }
     Ok(())
 }
 
-/// The value of a word known from its text alone (no variable, substitution or arithmetic).
-fn plain_text(pieces: &[Piece]) -> Option<String> {
-    let mut text = String::new();
-    for piece in pieces {
-        match piece {
-            Piece::Text(part) | Piece::Glob(part) => text.push_str(part),
-            Piece::Tilde => text.push('~'),
-            Piece::Var { .. } | Piece::Special | Piece::Substitution(_) | Piece::Arithmetic => return None,
-        }
+/// The commands run while a word is expanded (`$(...)`, backquotes, `<(...)`).
+fn nested_invocations(
+    nested: &[Nested],
+    depth: usize,
+    levels: usize,
+    out: &mut Vec<Invocation>,
+) -> Result<(), ShellError> {
+    for script in nested {
+        items_invocations(script.as_ref().map_err(|e| *e)?, depth + 1, levels, out)?;
     }
-    Some(text)
+    Ok(())
 }
 
-/// Pushes each stage of one simple command (see [`invocations`]).
-fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+/// Pushes each stage of one simple command (see [`invocations`]); `stdin` is the script it
+/// reads on its input when the text holds it (a here-document).
+fn command_stages(
+    words: &[RawWord],
+    stdin: Option<&str>,
+    depth: usize,
+    levels: usize,
+    out: &mut Vec<Invocation>,
+) -> Result<(), ShellError> {
     let mut rest = words;
-    while let Some(((pieces, raw), args)) = rest.split_first() {
-        let program = plain_text(pieces);
-        let is_assignment = assigned_name(raw).is_some();
+    while let Some((word, args)) = rest.split_first() {
+        let program = plain_text(&word.pieces);
+        let is_assignment = assigned_name(&word.raw).is_some();
         let mut invocation = Invocation {
-            words: rest.iter().map(|(pieces, raw)| plain_text(pieces).unwrap_or_else(|| raw.clone())).collect(),
-            raw: rest.iter().map(|(_, raw)| raw.clone()).collect(),
+            words: rest.iter().map(|w| plain_text(&w.pieces).unwrap_or_else(|| w.raw.clone())).collect(),
+            raw: rest.iter().map(|w| w.raw.clone()).collect(),
             runs_unknown: program.is_none() && !is_assignment,
             writes: Vec::new(),
         };
@@ -1081,23 +771,12 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
             continue;
         };
         let kind = program_kind(&program);
-        let texts: Vec<Option<String>> = args.iter().map(|(pieces, _)| plain_text(pieces)).collect();
-        if KEYWORDS.contains(&kind) || kind == "time" && rest.len() > 1 {
-            out.push(invocation);
-            rest = args;
-            continue;
-        }
-        if kind == "function" {
-            // `function NAME { ...`: the body follows the name.
-            out.push(invocation);
-            rest = args.get(1..).unwrap_or_default();
-            continue;
-        }
+        let texts: Vec<Option<String>> = args.iter().map(|w| plain_text(&w.pieces)).collect();
         if WRAPPERS.contains(&kind) {
             if let Some(split) = env_split_string(kind, &texts) {
                 out.push(invocation);
                 return match split {
-                    Some(script) => collect_invocations(&script, depth + 1, out),
+                    Some(script) => collect_invocations(&script, depth + 1, levels, out),
                     None => {
                         out.push(unknown_run(args));
                         Ok(())
@@ -1107,10 +786,7 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
             let shape: Vec<WrapperArg<'_>> = args
                 .iter()
                 .zip(&texts)
-                .map(|((_, raw), text)| WrapperArg {
-                    text: text.as_deref(),
-                    is_assignment: assigned_name(raw).is_some(),
-                })
+                .map(|(w, text)| WrapperArg { text: text.as_deref(), is_assignment: assigned_name(&w.raw).is_some() })
                 .collect();
             out.push(invocation);
             rest = &args[wrapped_program(kind, &shape).min(args.len())..];
@@ -1120,7 +796,12 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
             match shell_script(&texts) {
                 ShellRuns::Script(script) => {
                     out.push(invocation);
-                    return collect_invocations(&script, depth + 1, out);
+                    return collect_invocations(&script, depth + 1, levels, out);
+                }
+                // `bash <<EOF ... EOF`: the here-document is the script.
+                ShellRuns::Unknown if stdin.is_some() && !texts.iter().any(|t| t.as_deref() == Some("-c")) => {
+                    out.push(invocation);
+                    return collect_invocations(stdin.unwrap_or_default(), depth + 1, levels, out);
                 }
                 ShellRuns::Unknown => invocation.runs_unknown = true,
                 ShellRuns::File => {}
@@ -1129,12 +810,12 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
             match texts.iter().cloned().collect::<Option<Vec<String>>>() {
                 Some(parts) => {
                     out.push(invocation);
-                    return collect_invocations(&parts.join(" "), depth + 1, out);
+                    return collect_invocations(&parts.join(" "), depth + 1, levels, out);
                 }
                 None => invocation.runs_unknown = true,
             }
         } else if kind == "find" {
-            find_exec(args, &texts, depth, out)?;
+            find_exec(args, &texts, depth, levels, out)?;
         }
         out.push(invocation);
         return Ok(());
@@ -1144,7 +825,7 @@ fn command_stages(words: &[RawWord], depth: usize, out: &mut Vec<Invocation>) ->
 
 /// An invocation standing for text run that is not known before it runs.
 fn unknown_run(args: &[RawWord]) -> Invocation {
-    let raw: Vec<String> = args.iter().map(|(_, raw)| raw.clone()).collect();
+    let raw: Vec<String> = args.iter().map(|w| w.raw.clone()).collect();
     Invocation { words: raw.clone(), raw, runs_unknown: true, writes: Vec::new() }
 }
 
@@ -1217,6 +898,7 @@ fn find_exec(
     args: &[RawWord],
     texts: &[Option<String>],
     depth: usize,
+    levels: usize,
     out: &mut Vec<Invocation>,
 ) -> Result<(), ShellError> {
     let mut i = 0;
@@ -1225,7 +907,7 @@ fn find_exec(
             let start = i + 1;
             let end =
                 (start..texts.len()).find(|&k| matches!(texts[k].as_deref(), Some(";" | "+"))).unwrap_or(texts.len());
-            command_stages(&args[start..end], depth + 1, out)?;
+            command_stages(&args[start..end], None, depth + 1, levels, out)?;
             i = end;
         }
         i += 1;
@@ -1363,5 +1045,46 @@ mod tests {
         assert_eq!(invocations("echo $(x"), Err(ShellError::Unclosed));
         assert_eq!(invocations("sh -c '"), Err(ShellError::Unclosed));
         assert_eq!(invocations(&format!("{}x{}", "echo $(".repeat(20), ")".repeat(20))), Err(ShellError::TooDeep));
+    }
+
+    #[test]
+    fn compound_commands_functions_and_expansions_are_entered() {
+        assert_eq!(words("case $x in a) rm -rf a;; *) ls;; esac"), ["rm -rf a", "ls"]);
+        assert_eq!(
+            words("f() { rm -rf ~; }; while true; do x; done; until y; do z; done"),
+            ["rm -rf ~", "true", "x", "y", "z"]
+        );
+        assert_eq!(words("for f in $(ls); do rm \"$f\"; done"), ["ls", "rm \"$f\""]);
+        assert_eq!(words("echo $(( $(id -u) + 1 ))"), ["id -u", "echo $(( $(id -u) + 1 ))"]);
+        assert_eq!(words("echo ${X:-$(rm -rf ~)}"), ["rm -rf ~", "echo ${X:-$(rm -rf ~)}"]);
+        assert_eq!(words("[[ -n $(whoami) ]] && diff <(ls a) >(wc)"), ["whoami", "ls a", "wc", "diff <(ls a) >(wc)"]);
+        assert_eq!(words("$'\\x72m' -rf x"), ["rm -rf x"]);
+        // `( (` opens two subshells (bash), `((` an arithmetic command.
+        assert_eq!(words("( ( rm -rf x ) ); ((rm - 1))"), ["rm -rf x"]);
+        assert_eq!(paths(&shell("( (cd sub; ./a.sh) ); ./b.sh")), ["/p/sub/./a.sh!", "/p/./b.sh!"]);
+    }
+
+    #[test]
+    fn here_documents_fed_to_a_shell_are_scripts() {
+        assert_eq!(words("bash <<EOF\nrm -rf ~\necho hi\nEOF\n"), ["bash", "rm -rf ~", "echo hi"]);
+        assert_eq!(words("sudo sh <<'X'\ncd /tmp && rm -rf y\nX"), ["sudo sh", "sh", "cd /tmp", "rm -rf y"]);
+        assert_eq!(words("bash <<< 'rm -rf ~'"), ["bash", "rm -rf ~"]);
+        // A document given to a program that is no shell is data.
+        assert_eq!(words("cat <<EOF > f\nrm -rf ~\nEOF"), ["cat"]);
+        // Its substitutions run, though, unless its delimiter is quoted.
+        assert_eq!(words("cat <<EOF\n$(rm -rf ~)\nEOF"), ["rm -rf ~", "cat"]);
+        assert_eq!(words("cat <<'EOF'\n$(rm -rf ~)\nEOF"), ["cat"]);
+        let analysis = shell("bash <<'EOF'\ncd hooks\n./check.sh\nEOF");
+        assert_eq!(paths(&analysis), ["bash@/p", "/p/hooks/./check.sh!"]);
+    }
+
+    #[test]
+    fn what_the_grammar_rejects_is_an_error_and_undetermined() {
+        assert_eq!(invocations("rm -rf ~ )"), Err(ShellError::Syntax));
+        assert_eq!(invocations("if true; then rm -rf ~"), Err(ShellError::Syntax));
+        assert_eq!(invocations("cat <<EOF\nno end"), Err(ShellError::Unclosed));
+        let analysis = shell("./a.sh; fi");
+        assert_eq!(analysis.undetermined.len(), 1, "{:?}", analysis.undetermined);
+        assert!(analysis.undetermined[0].contains("not valid shell syntax"), "{:?}", analysis.undetermined);
     }
 }

@@ -272,14 +272,23 @@ fn sourced_from_outside(root: &Path, script: &Path, walked: &[PathBuf]) -> Vec<S
     let rel = script.strip_prefix(root).unwrap_or(script).display().to_string();
     let dir = script.parent().unwrap_or(root);
     let mut notes = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_start();
-        let rest = line.strip_prefix("source ").or_else(|| line.strip_prefix(". "));
-        let Some(target) = rest.map(|rest| rest.split([';', '#']).next().unwrap_or_default().trim()) else { continue };
-        if target.is_empty() {
+    // The script is read by the one shell parser: its `source X` / `. X` commands, wherever
+    // they are (a function, an `if`, after `&&`); one it cannot read is not covered either.
+    let commands = match shell::invocations(&text) {
+        Ok(commands) => commands,
+        Err(error) => {
+            return vec![format!(
+                "`{rel}` cannot be read as a shell script ({error}), so what it sources is not known"
+            )];
+        }
+    };
+    for command in &commands {
+        if !matches!(command.words.first().map(String::as_str), Some("source" | ".")) {
             continue;
         }
-        let unquoted = target.replace(['"', '\''], "");
+        let (Some(target), Some(value)) = (command.raw.get(1), command.words.get(1)) else { continue };
+        // An expansion is matched as written (`$(dirname "$0")/x`), quotes aside.
+        let unquoted = if target.contains(['$', '`']) { target.replace(['"', '\''], "") } else { value.clone() };
         // The script's own folder, however it is spelled.
         let own = ["$(dirname $0)", "$(dirname ${BASH_SOURCE[0]})", "${BASH_SOURCE%/*}", "${0%/*}"];
         let relative =

@@ -698,6 +698,28 @@ fn a_helper_sourced_from_outside_the_scripts_folder_is_shown() {
     assert!(!notes.contains("lib/ok.sh"), "{notes}");
 }
 
+/// The `source` commands of a script are found by the shell parser wherever they are (after
+/// `&&`, in a function, after `;` on one line), and a script it cannot read is shown.
+#[test]
+fn a_helper_sourced_anywhere_in_a_script_is_found() {
+    let dir = TempDir::new();
+    dir.write(
+        ".hookwire/hooks.yaml",
+        "pre_tool_execution:\n  - name: guard\n    command: .claude/hooks/guard.sh\n  - name: broken\n    command: .claude/hooks/broken.sh\n",
+    );
+    dir.write(".claude/hooks/guard.sh", "#!/bin/sh\nsetup() { true && . scripts/a.sh; }\ncd . ; source scripts/b.sh\n");
+    dir.write(".claude/hooks/broken.sh", "#!/bin/sh\n. ./lib.sh\nif true; then\n");
+    dir.write("scripts/a.sh", "");
+    dir.write("scripts/b.sh", "");
+    let loaded =
+        load(&[ConfigSource::new(dir.join(".hookwire/hooks.yaml"), Level::Project)], Deadlines::default(), None);
+    let notes = files_run(&loaded.specs[0], dir.path()).undetermined.join("\n");
+    assert!(notes.contains("sources `scripts/a.sh`"), "{notes}");
+    assert!(notes.contains("sources `scripts/b.sh`"), "{notes}");
+    let notes = files_run(&loaded.specs[1], dir.path()).undetermined.join("\n");
+    assert!(notes.contains("cannot be read as a shell script"), "{notes}");
+}
+
 /// A guard whose files changed after the check refuses the tool call instead of failing open
 /// through its failure policy: an agent must not edit its guard away between two calls.
 #[tokio::test]

@@ -1,0 +1,747 @@
+//! The bash grammar, read by `brush-parser`, and its syntax tree flattened into what the walks of
+//! this crate follow: the simple commands a script runs, in order, with `(` / `)` marking
+//! subshells, and each word split into pieces (text, globs, expansions) with quotes and escapes
+//! resolved.
+//!
+//! The parser is a PEG parser: it recurses once per level of nesting, so the text is bounded
+//! before it is parsed ([`check_bounds`]) and parsed on a thread whose stack fits the bound
+//! ([`with_stack`]). The commands inside `$(...)`, backquotes, parameter defaults and
+//! arithmetic are parsed here too, one level deeper each, up to [`MAX_NESTING`].
+
+use std::io::Cursor;
+
+use brush_parser::{
+    ParseError, Parser, ParserOptions, TokenizerError, ast,
+    word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece},
+};
+
+use crate::ShellError;
+
+/// How deep `$(...)`, `sh -c '...'`, `eval` and here-documents fed to a shell are followed.
+pub(crate) const MAX_NESTING: usize = 16;
+
+/// The most characters and reserved words that can open a level of nesting one text may hold:
+/// the parser's stack grows with nesting, and the count bounds the nesting from above.
+pub(crate) const MAX_OPENERS: usize = 4096;
+
+/// Texts with at most this many openers are parsed on the caller's stack (any thread's stack
+/// holds this much nesting); longer ones on a thread of their own.
+const INLINE_OPENERS: usize = 24;
+
+/// The stack a parse may take per level of nesting, with room to spare (an unoptimized build
+/// takes about 20 KB).
+const STACK_PER_LEVEL: usize = 48 << 10;
+
+/// A piece of a word before expansion.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Piece {
+    /// Text, quoted or not.
+    Text(String),
+    /// An unquoted glob character (`*`, `?`, a `[...]` class).
+    Glob(String),
+    /// `$NAME` / `${NAME}`; `modified`: `${NAME:-x}` and the like.
+    Var { name: String, modified: bool },
+    /// `$?`, `$$`, `$#`, `$1`, `$@`: values that never name a project file.
+    Special,
+    /// `$(...)`, `` `...` `` or `<(...)`: a value that is the output of a command.
+    Substitution,
+    /// `$((...))`.
+    Arithmetic,
+    /// An unquoted `~` at the start of a word.
+    Tilde,
+    /// A value known only when the command runs, and why (`~user`, `${!name}`).
+    Unknown(String),
+}
+
+/// A word before expansion.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawWord {
+    /// Its pieces.
+    pub(crate) pieces: Vec<Piece>,
+    /// As written.
+    pub(crate) raw: String,
+    /// The commands its expansion runs (`$(...)`, backquotes, `<(...)`, in defaults and
+    /// arithmetic too), each parsed or why not.
+    pub(crate) nested: Vec<Nested>,
+}
+
+/// The commands of a nested script, or why it cannot be read.
+pub(crate) type Nested = Result<Vec<Item>, ShellError>;
+
+/// A redirection operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Redirect {
+    /// `<`, `<>`: the file is read.
+    Input,
+    /// `>`, `>>`, `>|`, `&>`: the file is written.
+    Output,
+    /// `<&`, `>&`: a file descriptor.
+    Duplicate,
+    /// `<<`, `<<-`: the word is the document.
+    HereDoc,
+    /// `<<<`.
+    HereString,
+}
+
+/// A simple command: its words and redirections, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Command {
+    /// Assignments, the program and its arguments.
+    pub(crate) words: Vec<RawWord>,
+    /// The redirections and their targets.
+    pub(crate) redirects: Vec<(Redirect, RawWord)>,
+}
+
+impl Command {
+    /// The text the command reads on its input when the script holds it: a here-document (as
+    /// written) or a here-string whose value is known.
+    pub(crate) fn stdin_text(&self) -> Option<String> {
+        self.redirects.iter().rev().find_map(|(redirect, word)| match redirect {
+            Redirect::HereDoc => Some(word.raw.clone()),
+            Redirect::HereString => plain_text(&word.pieces),
+            _ => None,
+        })
+    }
+}
+
+/// One step of a script, in the order it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Item {
+    /// A simple command.
+    Command(Command),
+    /// Words expanded outside a simple command (`for x in WORDS`, `case WORD`, `[[ ... ]]`).
+    Expand(Vec<RawWord>),
+    /// `for NAME ...`: NAME takes values not followed.
+    Unset(String),
+    /// A subshell starts: the directory is restored at its end.
+    Open,
+    /// The subshell ends.
+    Close,
+}
+
+/// The value of a word known from its text alone (no variable, substitution or arithmetic).
+pub(crate) fn plain_text(pieces: &[Piece]) -> Option<String> {
+    let mut text = String::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(part) | Piece::Glob(part) => text.push_str(part),
+            Piece::Tilde => text.push('~'),
+            Piece::Var { .. } | Piece::Special | Piece::Substitution | Piece::Arithmetic | Piece::Unknown(_) => {
+                return None;
+            }
+        }
+    }
+    Some(text)
+}
+
+fn options() -> ParserOptions {
+    ParserOptions { enable_extended_globbing: true, tilde_expansion_at_word_start: true, ..ParserOptions::default() }
+}
+
+/// An upper bound of the nesting depth of `text`: every character that can open a level
+/// (`(`, `{`, `[`, a backquote, a quote, `!`) and every reserved word that can, whether or not
+/// it closes.
+fn openers(text: &str) -> usize {
+    let chars = text.bytes().filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'"' | b'\'' | b'!')).count();
+    let words = text
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+        .filter(|word| {
+            matches!(*word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case" | "select")
+                || matches!(*word, "function" | "coproc")
+        })
+        .count();
+    chars + words
+}
+
+/// Refuses a text nested deeper than the stack it is parsed on can hold.
+fn check_bounds(text: &str, levels: usize) -> Result<(), ShellError> {
+    if openers(text) > levels { Err(ShellError::TooDeep) } else { Ok(()) }
+}
+
+/// Runs `work` with a stack that holds the parse of `text` (and of the texts nested in it,
+/// which are refused when they need more): on the caller's stack for a short text, else on a
+/// thread of its own. `work` gets the number of nesting levels its stack holds.
+pub(crate) fn with_stack<T: Send>(text: &str, work: impl FnOnce(usize) -> T + Send) -> Result<T, ShellError> {
+    let needed = openers(text);
+    if needed <= INLINE_OPENERS {
+        return Ok(work(INLINE_OPENERS));
+    }
+    if needed > MAX_OPENERS {
+        return Err(ShellError::TooDeep);
+    }
+    // The stack fits this text's bound (a nested script, `sh -c`, `eval`, may take as much
+    // again while the outer walk is under way); a nested text needing more is refused.
+    let size = (1 << 20) + 2 * needed * STACK_PER_LEVEL;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("hook-shell parse".to_owned())
+            .stack_size(size)
+            .spawn_scoped(scope, || work(needed))
+            .map_err(|_| ShellError::TooDeep)?
+            .join()
+            .map_err(|_| ShellError::Syntax)
+    })
+}
+
+/// Parses `text` into the steps it runs; `depth` counts the scripts it is nested in, `levels`
+/// is the nesting the stack holds.
+pub(crate) fn parse(text: &str, depth: usize, levels: usize) -> Nested {
+    if depth > MAX_NESTING {
+        return Err(ShellError::TooDeep);
+    }
+    check_bounds(text, levels)?;
+    let program = Parser::new(Cursor::new(text.as_bytes()), &options()).parse_program().map_err(parse_error)?;
+    let mut reader = Reader { text, depth, levels, items: Vec::new() };
+    for command in &program.complete_commands {
+        reader.list(command);
+    }
+    Ok(reader.items)
+}
+
+fn parse_error(error: ParseError) -> ShellError {
+    match error {
+        ParseError::Tokenizing {
+            inner:
+                TokenizerError::UnterminatedSingleQuote(_)
+                | TokenizerError::UnterminatedDoubleQuote(_)
+                | TokenizerError::UnterminatedAnsiCQuote(_)
+                | TokenizerError::UnterminatedBackquote(_)
+                | TokenizerError::UnterminatedCommandSubstitution
+                | TokenizerError::UnterminatedExpansion
+                | TokenizerError::UnterminatedVariable
+                | TokenizerError::UnterminatedEscapeSequence
+                | TokenizerError::UnterminatedHereDocuments(..),
+            ..
+        } => ShellError::Unclosed,
+        _ => ShellError::Syntax,
+    }
+}
+
+/// The walk over one parsed script.
+struct Reader<'t> {
+    text: &'t str,
+    depth: usize,
+    levels: usize,
+    items: Vec<Item>,
+}
+
+impl Reader<'_> {
+    fn list(&mut self, list: &ast::CompoundList) {
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            self.pipeline(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline) => self.pipeline(pipeline),
+                }
+            }
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+        for command in &pipeline.seq {
+            self.command(command);
+        }
+    }
+
+    fn command(&mut self, command: &ast::Command) {
+        match command {
+            ast::Command::Simple(simple) => self.simple(simple),
+            ast::Command::Compound(compound, redirects) => self.compound(compound, redirects.as_ref()),
+            // A function's body runs when it is called: its commands are the script's.
+            ast::Command::Function(function) => self.compound(&function.body.0, function.body.1.as_ref()),
+            ast::Command::ExtendedTest(test, redirects) => {
+                let mut words = Vec::new();
+                self.test_words(&test.expr, &mut words);
+                self.items.push(Item::Expand(words));
+                self.redirect_only(redirects.as_ref());
+            }
+        }
+    }
+
+    fn test_words(&mut self, expr: &ast::ExtendedTestExpr, out: &mut Vec<RawWord>) {
+        match expr {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.test_words(a, out);
+                self.test_words(b, out);
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => self.test_words(a, out),
+            ast::ExtendedTestExpr::UnaryTest(_, word) => out.push(self.word(&word.value)),
+            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
+                out.push(self.word(&a.value));
+                out.push(self.word(&b.value));
+            }
+        }
+    }
+
+    /// The redirections of a compound command, as a command without words.
+    fn redirect_only(&mut self, redirects: Option<&ast::RedirectList>) {
+        let Some(redirects) = redirects else { return };
+        let mut command = Command::default();
+        for redirect in &redirects.0 {
+            self.redirect(redirect, &mut command);
+        }
+        if !command.redirects.is_empty() {
+            self.items.push(Item::Command(command));
+        }
+    }
+
+    fn compound(&mut self, compound: &ast::CompoundCommand, redirects: Option<&ast::RedirectList>) {
+        self.redirect_only(redirects);
+        match compound {
+            ast::CompoundCommand::Arithmetic(arithmetic) => {
+                let written = self.source(&arithmetic.loc);
+                if written.starts_with("((") {
+                    let word = self.arithmetic(&arithmetic.expr.value);
+                    self.items.push(Item::Expand(vec![word]));
+                } else {
+                    // `( (cmd) )` is two subshells in bash; the parser reads it as `((`.
+                    let inner = written.strip_prefix('(').and_then(|w| w.strip_suffix(')')).unwrap_or_default();
+                    match parse(inner, self.depth + 1, self.levels) {
+                        Ok(items) => {
+                            self.items.push(Item::Open);
+                            self.items.extend(items);
+                            self.items.push(Item::Close);
+                        }
+                        Err(error) => self.items.push(Item::Expand(vec![RawWord {
+                            pieces: vec![Piece::Unknown("a subshell that cannot be read".to_owned())],
+                            raw: written,
+                            nested: vec![Err(error)],
+                        }])),
+                    }
+                }
+            }
+            ast::CompoundCommand::ArithmeticForClause(clause) => {
+                let words = [&clause.initializer, &clause.condition, &clause.updater]
+                    .into_iter()
+                    .flatten()
+                    .map(|expr| self.arithmetic(&expr.value))
+                    .collect();
+                self.items.push(Item::Expand(words));
+                self.list(&clause.body.list);
+            }
+            ast::CompoundCommand::BraceGroup(group) => self.list(&group.list),
+            ast::CompoundCommand::Subshell(subshell) => {
+                self.items.push(Item::Open);
+                self.list(&subshell.list);
+                self.items.push(Item::Close);
+            }
+            ast::CompoundCommand::ForClause(clause) => {
+                let words = clause.values.iter().flatten().map(|w| self.word(&w.value)).collect();
+                self.items.push(Item::Expand(words));
+                self.items.push(Item::Unset(clause.variable_name.clone()));
+                self.list(&clause.body.list);
+            }
+            ast::CompoundCommand::CaseClause(clause) => {
+                let mut words = vec![self.word(&clause.value.value)];
+                for case in &clause.cases {
+                    words.extend(case.patterns.iter().map(|p| self.word(&p.value)));
+                }
+                self.items.push(Item::Expand(words));
+                for case in &clause.cases {
+                    if let Some(list) = &case.cmd {
+                        self.list(list);
+                    }
+                }
+            }
+            ast::CompoundCommand::IfClause(clause) => {
+                self.list(&clause.condition);
+                self.list(&clause.then);
+                for branch in clause.elses.iter().flatten() {
+                    if let Some(condition) = &branch.condition {
+                        self.list(condition);
+                    }
+                    self.list(&branch.body);
+                }
+            }
+            ast::CompoundCommand::WhileClause(clause) | ast::CompoundCommand::UntilClause(clause) => {
+                self.list(&clause.0);
+                self.list(&clause.1.list);
+            }
+            ast::CompoundCommand::Coprocess(coprocess) => self.command(&coprocess.body),
+        }
+    }
+
+    fn simple(&mut self, simple: &ast::SimpleCommand) {
+        let mut command = Command::default();
+        for item in simple.prefix.iter().flat_map(|p| p.0.iter()) {
+            self.command_item(item, &mut command);
+        }
+        if let Some(program) = &simple.word_or_name {
+            let word = self.word(&program.value);
+            command.words.push(word);
+        }
+        for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
+            self.command_item(item, &mut command);
+        }
+        self.items.push(Item::Command(command));
+    }
+
+    fn command_item(&mut self, item: &ast::CommandPrefixOrSuffixItem, command: &mut Command) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => self.redirect(redirect, command),
+            ast::CommandPrefixOrSuffixItem::Word(word) => {
+                let word = self.word(&word.value);
+                command.words.push(word);
+            }
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
+                let mut raw = self.word(&word.value);
+                // `A=(x $(y))`: the commands of an array's elements run too.
+                if let ast::AssignmentValue::Array(elements) = &assignment.value {
+                    for (key, value) in elements {
+                        for part in key.iter().chain([value]) {
+                            let nested = self.word(&part.value).nested;
+                            raw.nested.extend(nested);
+                        }
+                    }
+                }
+                command.words.push(raw);
+            }
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                let word = self.process_substitution(kind, subshell);
+                command.words.push(word);
+            }
+        }
+    }
+
+    fn process_substitution(
+        &mut self,
+        kind: &ast::ProcessSubstitutionKind,
+        subshell: &ast::SubshellCommand,
+    ) -> RawWord {
+        let mut inner = Reader { text: self.text, depth: self.depth, levels: self.levels, items: Vec::new() };
+        inner.list(&subshell.list);
+        let body = self.source(&subshell.loc);
+        let sign = match kind {
+            ast::ProcessSubstitutionKind::Read => '<',
+            ast::ProcessSubstitutionKind::Write => '>',
+        };
+        let raw = if body.starts_with('(') { format!("{sign}{body}") } else { format!("{sign}({body})") };
+        RawWord { pieces: vec![Piece::Substitution], raw, nested: vec![Ok(inner.items)] }
+    }
+
+    fn redirect(&mut self, redirect: &ast::IoRedirect, command: &mut Command) {
+        match redirect {
+            ast::IoRedirect::File(_, kind, target) => {
+                let redirect = match kind {
+                    ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::ReadAndWrite => Redirect::Input,
+                    ast::IoFileRedirectKind::Write
+                    | ast::IoFileRedirectKind::Append
+                    | ast::IoFileRedirectKind::Clobber => Redirect::Output,
+                    ast::IoFileRedirectKind::DuplicateInput | ast::IoFileRedirectKind::DuplicateOutput => {
+                        Redirect::Duplicate
+                    }
+                };
+                let word = match target {
+                    ast::IoFileRedirectTarget::Filename(word) => self.word(&word.value),
+                    ast::IoFileRedirectTarget::Duplicate(word) => {
+                        let word = self.word(&word.value);
+                        command.redirects.push((Redirect::Duplicate, word));
+                        return;
+                    }
+                    ast::IoFileRedirectTarget::Fd(_) => return,
+                    ast::IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => {
+                        let word = self.process_substitution(kind, subshell);
+                        // `> >(cmd)` writes to a command, not a file.
+                        command.words.push(word);
+                        return;
+                    }
+                };
+                command.redirects.push((redirect, word));
+            }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                let mut word = if doc.requires_expansion {
+                    self.pieces_of(&doc.doc.value, word::parse_heredoc(&doc.doc.value, &options()))
+                } else {
+                    RawWord { pieces: vec![Piece::Text(doc.doc.value.clone())], raw: String::new(), nested: Vec::new() }
+                };
+                word.raw.clone_from(&doc.doc.value);
+                command.redirects.push((Redirect::HereDoc, word));
+            }
+            ast::IoRedirect::HereString(_, word) => {
+                let word = self.word(&word.value);
+                command.redirects.push((Redirect::HereString, word));
+            }
+            ast::IoRedirect::OutputAndError(word, _) => {
+                let word = self.word(&word.value);
+                command.redirects.push((Redirect::Output, word));
+            }
+        }
+    }
+
+    /// The text of the script at `span`.
+    fn source(&self, span: &brush_parser::SourceSpan) -> String {
+        // The parser counts characters.
+        let (start, end) = (span.start.index, span.end.index.max(span.start.index));
+        if self.text.is_ascii() {
+            return self.text.get(start..end).unwrap_or_default().to_owned();
+        }
+        self.text.chars().skip(start).take(end - start).collect()
+    }
+
+    /// A word of the script, read into its pieces.
+    fn word(&mut self, raw: &str) -> RawWord {
+        self.pieces_of(raw, word::parse(raw, &options()))
+    }
+
+    /// `$((...))` / `((...))`: its value is not followed, the commands in it are.
+    fn arithmetic(&mut self, expr: &str) -> RawWord {
+        let mut word = self.word(expr);
+        word.pieces = vec![Piece::Arithmetic];
+        word
+    }
+
+    fn pieces_of(
+        &mut self,
+        raw: &str,
+        parsed: Result<Vec<word::WordPieceWithSource>, brush_parser::WordParseError>,
+    ) -> RawWord {
+        let mut word = RawWord { pieces: Vec::new(), raw: raw.to_owned(), nested: Vec::new() };
+        match parsed {
+            Ok(pieces) => {
+                for piece in &pieces {
+                    self.piece(&piece.piece, false, true, &mut word);
+                }
+            }
+            // The word parser refuses what the tokenizer took as a word: nothing of it is known.
+            Err(_) => {
+                word.pieces = vec![Piece::Unknown("the word cannot be read".to_owned())];
+                word.nested.push(Err(ShellError::Syntax));
+            }
+        }
+        word
+    }
+
+    /// Adds `piece` to `word`; `quoted`: inside double quotes; `first`: at the word's start.
+    fn piece(&mut self, piece: &WordPiece, quoted: bool, first: bool, word: &mut RawWord) {
+        let at_start = first && word.pieces.is_empty();
+        match piece {
+            WordPiece::Text(text) if quoted => push_text(&mut word.pieces, text),
+            WordPiece::Text(text) => unquoted_text(&mut word.pieces, text),
+            WordPiece::SingleQuotedText(text) => push_text(&mut word.pieces, text),
+            WordPiece::AnsiCQuotedText(text) => push_text(&mut word.pieces, &ansi_c(text)),
+            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // An empty "" still makes a (possibly empty) word.
+                push_text(&mut word.pieces, "");
+                for piece in inner {
+                    self.piece(&piece.piece, true, false, word);
+                }
+            }
+            WordPiece::TildeExpansion(TildeExpr::Home) if at_start => word.pieces.push(Piece::Tilde),
+            WordPiece::TildeExpansion(TildeExpr::UserHome(user)) => {
+                word.pieces.push(Piece::Unknown(format!("`~{user}` is another user's home")));
+            }
+            WordPiece::TildeExpansion(_) => {
+                word.pieces.push(Piece::Unknown("a directory known only when the command runs".to_owned()));
+            }
+            WordPiece::ParameterExpansion(expr) => {
+                for text in parameter_words(expr) {
+                    let nested = self.word(text).nested;
+                    word.nested.extend(nested);
+                }
+                word.pieces.push(parameter_piece(expr));
+            }
+            WordPiece::CommandSubstitution(text) => {
+                word.nested.push(parse(text, self.depth + 1, self.levels));
+                word.pieces.push(Piece::Substitution);
+            }
+            WordPiece::BackquotedCommandSubstitution(text) => {
+                // Inside backquotes `\` escapes `$`, `` ` `` and `\`.
+                let text = text.replace("\\$", "$").replace("\\\\", "\\");
+                word.nested.push(parse(&text, self.depth + 1, self.levels));
+                word.pieces.push(Piece::Substitution);
+            }
+            WordPiece::EscapeSequence(text) => {
+                let escaped = text.strip_prefix('\\').unwrap_or(text);
+                // Inside double quotes `\` escapes only `$`, `` ` ``, `"`, `\` and a newline.
+                if quoted && !matches!(escaped, "$" | "`" | "\"" | "\\" | "\n") {
+                    push_text(&mut word.pieces, text);
+                } else if escaped != "\n" {
+                    push_text(&mut word.pieces, escaped);
+                }
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                let nested = self.word(&expr.value).nested;
+                word.nested.extend(nested);
+                word.pieces.push(Piece::Arithmetic);
+            }
+        }
+    }
+}
+
+/// Pushes `text` onto the text piece at the end of `pieces`.
+fn push_text(pieces: &mut Vec<Piece>, text: &str) {
+    match pieces.last_mut() {
+        Some(Piece::Text(last)) => last.push_str(text),
+        _ => pieces.push(Piece::Text(text.to_owned())),
+    }
+}
+
+/// Unquoted text: its `*`, `?` and `[...]` are patterns.
+fn unquoted_text(pieces: &mut Vec<Piece>, text: &str) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            c @ ('*' | '?') => {
+                pieces.push(Piece::Glob(c.to_string()));
+                i += 1;
+            }
+            // A class is `[` ... `]` with something between; a lone `[` is the test command.
+            '[' if chars[i + 1..].iter().position(|c| *c == ']').is_some_and(|offset| offset > 0) => {
+                let offset = chars[i + 1..].iter().position(|c| *c == ']').unwrap_or_default();
+                pieces.push(Piece::Glob(chars[i..i + offset + 2].iter().collect()));
+                i += offset + 2;
+            }
+            c => {
+                push_text(pieces, &c.to_string());
+                i += 1;
+            }
+        }
+    }
+    if text.is_empty() {
+        push_text(pieces, "");
+    }
+}
+
+/// The text of a `$'...'` string, its escapes decoded.
+fn ansi_c(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(next) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match next {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(next),
+            _ => None,
+        };
+        if let Some(simple) = simple {
+            out.push(simple);
+            continue;
+        }
+        let (radix, max, mut value) = match next {
+            'x' => (16, 2, 0),
+            'u' => (16, 4, 0),
+            'U' => (16, 8, 0),
+            '0'..='7' => (8, 2, next.to_digit(8).unwrap_or_default()),
+            _ => {
+                out.push('\\');
+                out.push(next);
+                continue;
+            }
+        };
+        let mut digits = 0;
+        while digits < max
+            && let Some(digit) = chars.peek().and_then(|c| c.to_digit(radix))
+        {
+            value = value.saturating_mul(radix).saturating_add(digit);
+            chars.next();
+            digits += 1;
+        }
+        out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
+    }
+    out
+}
+
+/// The piece a parameter expansion is.
+fn parameter_piece(expr: &ParameterExpr) -> Piece {
+    let (parameter, indirect, modified) = match expr {
+        ParameterExpr::Parameter { parameter, indirect } => (parameter, *indirect, false),
+        ParameterExpr::UseDefaultValues { parameter, indirect, .. }
+        | ParameterExpr::AssignDefaultValues { parameter, indirect, .. }
+        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, .. }
+        | ParameterExpr::UseAlternativeValue { parameter, indirect, .. }
+        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect, .. }
+        | ParameterExpr::Substring { parameter, indirect, .. }
+        | ParameterExpr::Transform { parameter, indirect, .. }
+        | ParameterExpr::UppercaseFirstChar { parameter, indirect, .. }
+        | ParameterExpr::UppercasePattern { parameter, indirect, .. }
+        | ParameterExpr::LowercaseFirstChar { parameter, indirect, .. }
+        | ParameterExpr::LowercasePattern { parameter, indirect, .. }
+        | ParameterExpr::ReplaceSubstring { parameter, indirect, .. } => (parameter, *indirect, true),
+        ParameterExpr::ParameterLength { .. } => return Piece::Special,
+        ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => {
+            return Piece::Unknown("a list of names known only when the command runs".to_owned());
+        }
+    };
+    if indirect {
+        return Piece::Unknown("`${!...}` names its variable indirectly".to_owned());
+    }
+    match parameter {
+        Parameter::Named(name) => Piece::Var { name: name.clone(), modified },
+        Parameter::NamedWithIndex { name, .. } | Parameter::NamedWithAllIndices { name, .. } => {
+            Piece::Var { name: name.clone(), modified: true }
+        }
+        Parameter::Positional(_) | Parameter::Special(_) => Piece::Special,
+    }
+}
+
+/// The words inside a parameter expansion (`${X:-$(cmd)}`): their commands run too.
+fn parameter_words(expr: &ParameterExpr) -> Vec<&str> {
+    let mut words: Vec<&str> = match expr {
+        ParameterExpr::UseDefaultValues { default_value: text, .. }
+        | ParameterExpr::AssignDefaultValues { default_value: text, .. }
+        | ParameterExpr::IndicateErrorIfNullOrUnset { error_message: text, .. }
+        | ParameterExpr::UseAlternativeValue { alternative_value: text, .. }
+        | ParameterExpr::RemoveSmallestSuffixPattern { pattern: text, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { pattern: text, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { pattern: text, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { pattern: text, .. }
+        | ParameterExpr::UppercaseFirstChar { pattern: text, .. }
+        | ParameterExpr::UppercasePattern { pattern: text, .. }
+        | ParameterExpr::LowercaseFirstChar { pattern: text, .. }
+        | ParameterExpr::LowercasePattern { pattern: text, .. } => text.iter().map(String::as_str).collect(),
+        ParameterExpr::ReplaceSubstring { pattern, replacement, .. } => {
+            std::iter::once(pattern.as_str()).chain(replacement.as_deref()).collect()
+        }
+        ParameterExpr::Substring { offset, length, .. } => {
+            std::iter::once(offset.value.as_str()).chain(length.as_ref().map(|l| l.value.as_str())).collect()
+        }
+        _ => Vec::new(),
+    };
+    // `${a[$(cmd)]}`: an index is expanded too.
+    if let Some(Parameter::NamedWithIndex { index, .. }) = expr_parameter(expr) {
+        words.push(index);
+    }
+    words
+}
+
+/// The parameter an expansion reads, if it reads one.
+fn expr_parameter(expr: &ParameterExpr) -> Option<&Parameter> {
+    match expr {
+        ParameterExpr::Parameter { parameter, .. }
+        | ParameterExpr::UseDefaultValues { parameter, .. }
+        | ParameterExpr::AssignDefaultValues { parameter, .. }
+        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, .. }
+        | ParameterExpr::UseAlternativeValue { parameter, .. }
+        | ParameterExpr::ParameterLength { parameter, .. }
+        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, .. }
+        | ParameterExpr::Substring { parameter, .. }
+        | ParameterExpr::Transform { parameter, .. }
+        | ParameterExpr::UppercaseFirstChar { parameter, .. }
+        | ParameterExpr::UppercasePattern { parameter, .. }
+        | ParameterExpr::LowercaseFirstChar { parameter, .. }
+        | ParameterExpr::LowercasePattern { parameter, .. }
+        | ParameterExpr::ReplaceSubstring { parameter, .. } => Some(parameter),
+        ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => None,
+    }
+}
