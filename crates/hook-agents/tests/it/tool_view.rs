@@ -99,7 +99,7 @@ async fn each_agents_input_gives_the_same_view() {
             json!({"hook_event_name": "PreToolUse", "cwd": "/c", "tool_name": "shell",
             "tool_input": {"command": ["bash", "-lc", "cargo build"], "workdir": "/c"}}),
             ToolClass::Shell,
-            Some("bash -lc cargo build"),
+            Some("bash -lc 'cargo build'"),
             vec![],
         ),
         (
