@@ -308,38 +308,45 @@ fn write_files(dir: &Path, files: &[PluginFile]) -> Result<(), BuildError> {
 
 /// Writes the build into `out`. A new, empty or previously built `out` is replaced as a whole
 /// (the build is written beside it, then renamed into place, so no stale file of an older build
-/// stays); with `force`, the files are written into a foreign directory, whose other files stay.
+/// stays); with `force`, the files are written into a foreign directory, whose other files stay;
+/// the current directory is written in place.
 fn build(out: &Path, files: &[PluginFile], force: bool) -> Result<PathBuf, BuildError> {
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "plugin".to_owned());
-    let parent = match out.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent).map_err(at(&parent))?;
-    let parent = fs::canonicalize(&parent).map_err(at(&parent))?;
-    let mut out = parent.join(&name);
-    let existing = match fs::symlink_metadata(&out) {
-        Ok(_) => {
-            // A link to a directory: build where it points, and keep the link.
-            out = fs::canonicalize(&out).map_err(at(&out))?;
-            if !out.is_dir() {
-                return Err(BuildError::NotADirectory(out));
-            }
-            let empty = fs::read_dir(&out).map_err(at(&out))?.next().is_none();
-            if !empty && !is_previous_build(&out) {
-                if !force {
-                    return Err(BuildError::NotABuild(out));
-                }
-                write_files(&out, files)?;
-                return Ok(out);
-            }
-            true
-        }
+    let existing = match fs::symlink_metadata(out) {
+        Ok(_) => true,
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(e) => return Err(BuildError::Io { path: out, source: e }),
+        Err(e) => return Err(BuildError::Io { path: out.to_owned(), source: e }),
     };
-    let base = out.parent().unwrap_or(&parent).to_owned();
-    let stem = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(name);
+    let out = if existing {
+        // Its real path: a link to a directory is built where it points, and the link stays;
+        // `.` or `..` get a name.
+        fs::canonicalize(out).map_err(at(out))?
+    } else {
+        let parent = match out.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        fs::create_dir_all(parent).map_err(at(parent))?;
+        fs::canonicalize(parent).map_err(at(parent))?.join(out.file_name().unwrap_or_default())
+    };
+    if existing {
+        if !out.is_dir() {
+            return Err(BuildError::NotADirectory(out));
+        }
+        let empty = fs::read_dir(&out).map_err(at(&out))?.next().is_none();
+        let previous = !empty && is_previous_build(&out);
+        if !empty && !previous && !force {
+            return Err(BuildError::NotABuild(out));
+        }
+        // Someone's directory (with --force), or the one we are in (renaming it away would
+        // leave this shell in a deleted directory): the files are written in place.
+        let is_cwd = std::env::current_dir().ok().and_then(|cwd| fs::canonicalize(cwd).ok()).as_ref() == Some(&out);
+        if (!empty && !previous) || is_cwd {
+            write_files(&out, files)?;
+            return Ok(out);
+        }
+    }
+    let base = out.parent().unwrap_or(Path::new("/")).to_owned();
+    let stem = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let staging = base.join(format!(".{stem}.hookwire-build-{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
     let staged = write_files(&staging, files);

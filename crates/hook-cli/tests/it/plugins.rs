@@ -183,6 +183,20 @@ fn build_replaces_a_previous_build_and_refuses_other_directories_without_force()
     assert_eq!(fs::read_to_string(&mine).unwrap(), "keep me");
     assert!(scratch.path("mine/.agents/plugins/marketplace.json").is_file());
 
+    // `--out .` where we are: a previous build is rewritten in place (renaming it away would
+    // leave the shell in a deleted directory), someone's directory is refused.
+    fs::create_dir_all(scratch.path("work/here")).unwrap();
+    let here = scratch.hookwire("work/here", &["plugin", "build", "--agent", "gemini", "--out", "."]).output().unwrap();
+    assert!(here.status.success(), "{}", stderr(&here));
+    assert!(scratch.path("work/here/gemini-extension.json").is_file(), "{}", stdout(&here));
+    assert!(!scratch.path("work/here/plugin").exists() && !scratch.path("work/plugin").exists());
+    let again =
+        scratch.hookwire("work/here", &["plugin", "build", "--agent", "gemini", "--out", "."]).output().unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    let refused_here =
+        scratch.hookwire("work", &["plugin", "build", "--agent", "gemini", "--out", "."]).output().unwrap();
+    assert_eq!(refused_here.status.code(), Some(2), "the scratch work directory is not a build");
+
     // A file where the directory should be.
     scratch.write("afile", "x");
     let not_dir = build(&scratch, "claude", &scratch.path("afile"), &["--force"]);
