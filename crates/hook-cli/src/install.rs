@@ -59,7 +59,7 @@ const NOT_INSTALLED: [(Agent, &str); 1] = [(Agent::Claude, "WorktreeCreate")];
 
 /// Deadline of an installed entry, in seconds: the longest a Claude Code hook may take by
 /// default, so the agent never cuts the chain of hooks hookwire runs inside it.
-const ENTRY_TIMEOUT_SECS: u64 = 600;
+pub(crate) const ENTRY_TIMEOUT_SECS: u64 = 600;
 
 /// The events an installed entry is added to, in the agent's order.
 pub(crate) fn events_for(agent: Agent) -> Vec<&'static str> {
@@ -111,7 +111,7 @@ fn settings_file(agent: Agent, user: bool, root: &Path) -> Result<PathBuf, Strin
 }
 
 /// `text` as one shell word.
-fn shell_word(text: &str) -> String {
+pub(crate) fn shell_word(text: &str) -> String {
     let is_plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c));
     if is_plain { text.to_owned() } else { format!("'{}'", text.replace('\'', r"'\''")) }
 }
@@ -372,9 +372,10 @@ fn parse(text: &str, file: &Path, agent: Agent) -> Result<Node, String> {
 // ----------------------------------------------------------------------------------------------
 // Writing new JSON in the file's style.
 
-/// A value to insert.
+/// A value to insert (also what `hookwire plugin build` writes its JSON files from, so that
+/// its entries are these).
 #[derive(Debug)]
-enum Json {
+pub(crate) enum Json {
     Object(Vec<(&'static str, Json)>),
     Array(Vec<Json>),
     String(String),
@@ -428,6 +429,12 @@ impl Style {
             format!("{open}{}{close}", parts.join(", "))
         }
     }
+}
+
+/// `value` as a new file's text: one member per line, indented by two spaces, in the order
+/// given (serde_json here would sort the keys).
+pub(crate) fn render_new(value: &Json) -> String {
+    format!("{}\n", Style { pretty: true, unit: "  ".to_owned() }.render(value, ""))
 }
 
 /// The whitespace at the start of the line holding `pos`.
@@ -520,8 +527,8 @@ fn remove(text: &str, container: &Node, idx: usize) -> String {
 // ----------------------------------------------------------------------------------------------
 // The edits.
 
-/// The matcher group `install` adds.
-fn entry(agent: Agent, command: &str) -> Json {
+/// The matcher group `install` adds (and `plugin build` writes).
+pub(crate) fn entry(agent: Agent, command: &str) -> Json {
     let mut handler = Vec::new();
     if agent == Agent::Gemini {
         handler.push(("name", Json::String("hookwire".into())));

@@ -29,6 +29,7 @@ mod held_back;
 mod hook;
 mod install;
 mod log;
+mod plugin;
 mod record;
 mod replay;
 mod serve;
@@ -101,6 +102,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
     Install(install::InstallArgs),
+    /// hookwire as an agent's plugin: `plugin build --agent claude|gemini|codex|copilot --out DIR`.
+    Plugin(plugin::PluginArgs),
     /// Per hook id: runs, errors, denies and latency percentiles, from the decision store
     /// (docs/observability.md), or from an audit log when one is named.
     Stats {
@@ -343,6 +346,7 @@ fn main() -> ExitCode {
                 Command::Completions(args) => completions::completions(&args),
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
+                Command::Plugin(args) => plugin::run(&args),
                 Command::Test(args) => test::run(args).await,
                 Command::Replay(args) => replay::run(args).await,
                 Command::Serve(args) => serve::run(args).await,

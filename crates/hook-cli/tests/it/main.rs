@@ -12,6 +12,7 @@ mod first_run;
 mod hardening;
 mod hooktest;
 mod install;
+mod plugins;
 mod published;
 mod real_agents;
 mod recursion;
