@@ -272,3 +272,94 @@ fn update_writes_the_answers_into_failing_and_missing_expectations_and_keeps_the
     assert_eq!(again.status.code(), Some(0), "{}", both(&again));
     assert!(stdout(&again).ends_with("5 passed, 0 failed\n"), "{}", both(&again));
 }
+
+/// A project whose one hook logs `start` and `end` around a half-second sleep, and a file of
+/// six cases: four pass, two fail.
+fn slow_project() -> Scratch {
+    let sandbox = Scratch::new("hooktest-jobs");
+    sandbox.write(
+        "work/proj/.hookwire/hooks.yaml",
+        r#"pre_tool_execution:
+  - name: slow-guard
+    command: |
+      input=$(cat)
+      echo start >> jobs.log
+      sleep 0.5
+      echo end >> jobs.log
+      case "$input" in
+        *'rm -rf'*) echo '{"action": "skip", "reason": "no recursive deletes"}' ;;
+        *) echo '{}' ;;
+      esac
+"#,
+    );
+    let mut cases = String::from("agent: claude\ncases:\n");
+    for (n, (command, decision)) in [
+        ("ls", "allow"),
+        ("rm -rf /", "deny"),
+        ("pwd", "deny"),
+        ("rm -rf ~", "deny"),
+        ("id", "allow"),
+        ("rm -rf x", "allow"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        cases.push_str(&format!(
+            "  - name: case {n} {command}\n    event: PreToolUse\n    input: {{tool_name: Bash, tool_input: {{command: \"{command}\"}}}}\n    expect: {{decision: {decision}}}\n"
+        ));
+    }
+    sandbox.write("work/proj/hooktests/slow.hooktest.yaml", &cases);
+    sandbox
+}
+
+#[test]
+fn jobs_run_cases_at_once_and_report_the_same_in_the_same_order() {
+    let sandbox = slow_project();
+    let log = sandbox.path("work/proj/jobs.log");
+    let mut reports = Vec::new();
+    for jobs in ["1", "4"] {
+        let _ = std::fs::remove_file(&log);
+        let output = test_run(&sandbox, &["--jobs", jobs, "--format", "json"]);
+        assert_eq!(output.status.code(), Some(1), "--jobs {jobs}: {}", both(&output));
+        let mut report = json_stdout(&output);
+        for case in report["cases"].as_array_mut().unwrap() {
+            // The same hook ran, in another process each time: its trace is the same.
+            case.as_object_mut().unwrap().remove("got");
+        }
+        let names: Vec<&str> =
+            report["cases"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["case 0 ls", "case 1 rm -rf /", "case 2 pwd", "case 3 rm -rf ~", "case 4 id", "case 5 rm -rf x"],
+            "--jobs {jobs}: {report}"
+        );
+        let statuses: Vec<&str> =
+            report["cases"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+        assert_eq!(statuses, ["passed", "passed", "failed", "passed", "passed", "failed"], "--jobs {jobs}");
+        let events = std::fs::read_to_string(&log).unwrap();
+        let events: Vec<&str> = events.lines().collect();
+        assert_eq!(events.len(), 12, "--jobs {jobs}: {events:?}");
+        // How many hooks were running at once, at most.
+        let (mut now, mut most) = (0, 0);
+        for event in &events {
+            now += if *event == "start" { 1 } else { -1 };
+            most = most.max(now);
+        }
+        if jobs == "1" {
+            assert_eq!(most, 1, "--jobs 1 ran cases at once: {events:?}");
+        } else {
+            assert!((2..=4).contains(&most), "--jobs 4 ran {most} at once: {events:?}");
+        }
+        reports.push(report);
+    }
+    assert_eq!(reports[0], reports[1]);
+
+    // The text report too: the same lines in the same order.
+    let one = stdout(&test_run(&sandbox, &["--jobs", "1"]));
+    let four = stdout(&test_run(&sandbox, &["--jobs", "4"]));
+    assert_eq!(one, four);
+    assert!(one.ends_with("4 passed, 2 failed\n"), "{one}");
+
+    let zero = test_run(&sandbox, &["--jobs", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "{}", both(&zero));
+}
