@@ -17,7 +17,7 @@ use std::{
 
 use clap::{Args, ValueEnum};
 use hook_config::ConfigSource;
-use hook_core::{Engine, FireOutcome, HookId, HookSpec, Level};
+use hook_core::{Engine, FireOutcome, HookDefinition, HookId, HookSpec, Level};
 use hook_host::{Locations, TrustPolicy};
 use hook_protocol::{
     Event,
@@ -396,6 +396,50 @@ fn reason_suffix(outcome: &FireOutcome) -> String {
     outcome.reason.as_deref().map_or_else(String::new, |r| format!(": {}", hook_core::tail_chars(r, 400)))
 }
 
+/// The key coverage records for `rule` (its `label()`, `pack/name` or `name`) of the rules file
+/// of `spec`.
+fn rule_key(spec: &HookSpec, rule: &str) -> String {
+    format!("rule {}:{} {rule}", spec.level, spec.name)
+}
+
+/// The rules that decided or would have decided (shadow rules) on the call of `context`, in
+/// each rules file whose hook ran in `outcome`, as [`rule_key`]s. A rules file runs as one hook,
+/// so the trace names the file, not the rule: the file's verdict on the same input (the same
+/// evaluation its hook made, `RulesHook::verdict`) says which of its rules matched.
+fn rules_reached(specs: &[HookSpec], outcome: &FireOutcome, context: &hook_protocol::Context) -> Vec<String> {
+    let mut reached = Vec::new();
+    for spec in specs {
+        let HookDefinition::Rules(file) = &spec.definition else { continue };
+        let id = HookId::new(spec.level, &spec.name, outcome.event);
+        if !outcome.trace.iter().any(|entry| entry.id == id && !entry.outcome.is_skip()) {
+            continue;
+        }
+        let Ok(rules) = hook_rules::RuleSet::compile(file) else { continue };
+        let verdict = hook_rules::RulesHook::new(spec.name.clone(), rules).verdict(outcome.event, context);
+        reached.extend(verdict.hits.iter().chain(&verdict.shadowed).map(|hit| rule_key(spec, &hit.rule)));
+    }
+    reached
+}
+
+/// The rules of the rules files among `specs` (each pack rule in use as `pack/name`) that no
+/// case reached: `(rule, id of its file's hook, source)`. `allow:` exceptions are left out:
+/// they decide nothing of their own.
+fn uncovered_rules(specs: &[HookSpec], ran: &BTreeSet<String>) -> Vec<(String, String, String)> {
+    let mut left = Vec::new();
+    for spec in specs.iter().filter(|spec| spec.enabled) {
+        let HookDefinition::Rules(file) = &spec.definition else { continue };
+        let Ok(rules) = hook_rules::RuleSet::compile(file) else { continue };
+        let event = spec.events.first().copied().unwrap_or(Event::PreToolExecution);
+        for rule in rules.rules() {
+            let label = rule.label();
+            if rule.decision != hook_protocol::rules::RuleDecision::Allow && !ran.contains(&rule_key(spec, &label)) {
+                left.push((label, HookId::new(spec.level, &spec.name, event).to_string(), spec.source.to_string()));
+            }
+        }
+    }
+    left
+}
+
 /// The hooks `specs` that no trace of `ran` shows running: `(id of its first event, source)`.
 fn uncovered(specs: &[HookSpec], ran: &BTreeSet<String>) -> Vec<(String, String)> {
     specs
@@ -443,8 +487,10 @@ async fn run_case(
     match hook_agents::context_from_input(test.agent, input_of(case, project, transcript)) {
         Err(e) => result.failures.push(format!("input: {e}")),
         Ok((event, context)) => {
+            let before = context.clone();
             let (answer, outcome) = hook::fire_bridge_traced(engine, test.agent, event, context, project).await;
             ran.extend(outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()).map(|entry| entry.id.to_string()));
+            ran.extend(rules_reached(specs, &outcome, &before));
             result.event = Some(event);
             result.got = read_answer(event, &answer);
             result.trace = trace_lines(&outcome, specs);
@@ -776,6 +822,7 @@ pub(crate) async fn run(args: TestArgs) -> u8 {
     let passed = results.len() - failed;
     let want_coverage = args.coverage || args.require_coverage;
     let left = want_coverage.then(|| uncovered(&configured, &ran));
+    let left_rules = want_coverage.then(|| uncovered_rules(&configured, &ran));
     match args.format {
         TestFormat::Text => {
             if let Some(left) = &left {
@@ -788,14 +835,32 @@ pub(crate) async fn run(args: TestArgs) -> u8 {
                     }
                 }
             }
+            if let Some(rules) = left_rules.as_ref().filter(|rules| !rules.is_empty()) {
+                outln!("coverage: {} rule(s) no case reached:", rules.len());
+                for (rule, hook, source) in rules {
+                    outln!("  rule {rule} of {hook} ({source})");
+                }
+            }
             outln!("{passed} passed, {failed} failed");
         }
-        TestFormat::Json => outln!("{}", json_report(&results, passed, failed, left.as_deref())),
+        TestFormat::Json => {
+            let mut report = json_report(&results, passed, failed, left.as_deref());
+            if let (Some(rules), Some(uncovered)) =
+                (&left_rules, report.get_mut("uncovered").and_then(Value::as_array_mut))
+            {
+                uncovered.extend(
+                    rules.iter().map(|(rule, hook, source)| json!({"rule": rule, "hook": hook, "source": source})),
+                );
+            }
+            outln!("{report}");
+        }
         TestFormat::Junit => outln!("{}", junit(&results, failed).trim_end()),
     }
     if !load_errors.is_empty() {
         2
-    } else if failed > 0 || (args.require_coverage && left.is_some_and(|l| !l.is_empty())) {
+    } else if failed > 0
+        || (args.require_coverage && (left.is_some_and(|l| !l.is_empty()) || left_rules.is_some_and(|l| !l.is_empty())))
+    {
         1
     } else {
         0

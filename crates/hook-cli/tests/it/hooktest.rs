@@ -363,3 +363,76 @@ fn jobs_run_cases_at_once_and_report_the_same_in_the_same_order() {
     let zero = test_run(&sandbox, &["--jobs", "0"]);
     assert_eq!(zero.status.code(), Some(2), "{}", both(&zero));
 }
+
+/// A rules file of three rules and the git pack, and cases that reach two of the rules and
+/// one rule of the pack.
+#[test]
+fn coverage_names_each_rule_no_case_reaches() {
+    let sandbox = Scratch::new("hooktest-rules");
+    sandbox.write(
+        "work/proj/.hookwire/hooks.yaml",
+        r#"packs: [git]
+rules:
+  - name: no-curl
+    tools: [shell]
+    command: [curl]
+    reason: "no downloads"
+  - name: no-wget
+    tools: [shell]
+    command: [wget]
+    reason: "no downloads"
+  - name: no-shutdown
+    tools: [shell]
+    command: [shutdown]
+    reason: "not the machine"
+allow:
+  - name: curl-localhost
+    tools: [shell]
+    command: [curl]
+    args: ["http://127.0.0.1*"]
+"#,
+    );
+    sandbox.write(
+        "work/proj/hooktests/rules.hooktest.yaml",
+        r#"agent: claude
+cases:
+  - name: curl is denied
+    event: PreToolUse
+    input: {tool_name: Bash, tool_input: {command: "curl https://example.com"}}
+    expect: {decision: deny, reason: {contains: "no downloads"}}
+  - name: wget is denied
+    event: PreToolUse
+    input: {tool_name: Bash, tool_input: {command: "wget https://example.com"}}
+    expect: {decision: deny}
+  - name: a forced push is denied
+    event: PreToolUse
+    input: {tool_name: Bash, tool_input: {command: "git push --force origin main"}}
+    expect: {decision: deny, reason: {contains: "git/push-force"}}
+"#,
+    );
+    let output = test_run(&sandbox, &["--coverage"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    // The git pack's 15 rules but `git/push-force`, and `no-shutdown`.
+    let left = 15;
+    assert!(text.contains(&format!("coverage: {left} rule(s) no case reached:\n")), "{text}");
+    assert!(text.contains("  rule no-shutdown of project:rules:hooks.yaml:pre_tool_execution ("), "{text}");
+    assert!(text.contains("  rule git/reset-hard of "), "{text}");
+    for reached in ["rule no-curl ", "rule no-wget ", "rule git/push-force ", "curl-localhost"] {
+        assert!(!text.contains(reached), "{reached}: {text}");
+    }
+    assert!(text.ends_with("3 passed, 0 failed\n"), "{text}");
+
+    let json = json_stdout(&test_run(&sandbox, &["--coverage", "--format", "json"]));
+    let rules: Vec<&str> =
+        json["uncovered"].as_array().unwrap().iter().filter_map(|entry| entry["rule"].as_str()).collect();
+    assert_eq!(rules.len(), left, "{json}");
+    assert!(rules.contains(&"no-shutdown") && !rules.contains(&"git/push-force"), "{json}");
+
+    // Reaching it covers it; --require-coverage fails while any is left.
+    let required = test_run(&sandbox, &["--require-coverage"]);
+    assert_eq!(required.status.code(), Some(1), "{}", both(&required));
+    let filtered = test_run(&sandbox, &["--coverage", "--filter", "curl"]);
+    let text = stdout(&filtered);
+    assert!(text.contains("  rule no-wget of ") && !text.contains("  rule no-curl of "), "{text}");
+}
