@@ -67,6 +67,8 @@ struct Finding {
     input: Value,
     decision: &'static str,
     hook: Option<String>,
+    /// The rule that decided, when the deciding hook is a rules file (`pack/name` or `name`).
+    rule: Option<String>,
     reason: Option<String>,
 }
 
@@ -103,6 +105,19 @@ fn deciding_hook(outcome: &FireOutcome) -> Option<String> {
         .or_else(|| outcome.trace.iter().rev().find(|entry| !entry.changed.is_empty()))
         .or_else(|| outcome.trace.iter().find(|entry| entry.outcome == hook_core::OutcomeClass::Ok));
     entry.map(|entry| entry.id.to_string())
+}
+
+/// The rule that decided, when the hook that decided is one of the rules files `rules_hooks`.
+fn deciding_rule(
+    outcome: &FireOutcome,
+    rules_hooks: &[(HookSpec, hook_rules::RulesHook)],
+    context: &hook_protocol::Context,
+) -> Option<String> {
+    let decider = deciding_hook(outcome)?;
+    let (_, hook) = rules_hooks
+        .iter()
+        .find(|(spec, _)| hook_core::HookId::new(spec.level, &spec.name, outcome.event).as_str() == decider)?;
+    hook.verdict(outcome.event, context).decided_by.map(|hit| hit.rule)
 }
 
 /// The configured hooks, and the ids of those a replay without `--run-hooks` leaves out.
@@ -162,6 +177,9 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
         return 2;
     }
     let (specs, skipped) = split_specs(loaded.specs, args.run_hooks);
+    // Each rules file runs as one hook; its own verdict names the rule that decided.
+    let rules_hooks: Vec<(HookSpec, hook_rules::RulesHook)> =
+        specs.iter().filter_map(|spec| Some((spec.clone(), hook_rules::RulesFactory.build_hook(spec).ok()?))).collect();
     let engine = engine::engine_for(engine::lazy_model(None, None), Some(project.clone()));
     let errors = engine::mount(&engine, specs).await;
     if !errors.is_empty() {
@@ -207,6 +225,7 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
                     continue;
                 }
             };
+            let before = context.clone();
             let (answer, outcome) = hook::fire_bridge_traced(&engine, call.agent, event, context, &project).await;
             fire_errors += outcome.trace.iter().filter(|e| e.error.is_some()).count();
             let got = test::read_answer(event, &answer);
@@ -225,6 +244,7 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
                 ),
                 decision,
                 hook: deciding_hook(&outcome),
+                rule: deciding_rule(&outcome, &rules_hooks, &before),
                 reason: got.reason.clone(),
             });
         }
@@ -254,12 +274,13 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
         Format::Text => {
             for f in &findings {
                 outln!(
-                    "{} {} {}: {} by {}{}",
+                    "{} {} {}: {} by {}{}{}",
                     f.session,
                     f.time.as_deref().unwrap_or("-"),
                     f.tool.as_deref().unwrap_or("prompt"),
                     f.decision,
                     f.hook.as_deref().unwrap_or("?"),
+                    f.rule.as_deref().map_or_else(String::new, |rule| format!(" rule {rule}")),
                     f.reason.as_deref().map_or_else(String::new, |r| format!(": {r}"))
                 );
                 outln!("    input: {}", hook_core::head_chars(&f.input.to_string(), 300));

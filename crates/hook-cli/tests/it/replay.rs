@@ -187,15 +187,16 @@ fn replay_json(sandbox: &Scratch, args: &[&str]) -> serde_json::Value {
     json_stdout(&output)
 }
 
-/// `(tool, the rule named in the reason)` of each finding.
+/// `(tool, rule)` of each finding; the rule is also the one its reason names.
 fn tools_and_rules(report: &serde_json::Value) -> Vec<(String, String)> {
     report["findings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| {
+            let rule = f["rule"].as_str().unwrap_or("?");
             let reason = f["reason"].as_str().unwrap_or_default();
-            let rule = reason.split("(hookwire rule ").nth(1).and_then(|r| r.split(')').next()).unwrap_or("?");
+            assert!(reason.contains(&format!("(hookwire rule {rule})")), "{f}");
             (f["tool"].as_str().unwrap_or_default().to_owned(), rule.to_owned())
         })
         .collect()
@@ -297,6 +298,7 @@ fn real_records_replay_through_a_command_hook_only_with_run_hooks() {
     for finding in report["findings"].as_array().unwrap() {
         assert_eq!(finding["input"]["command"], "rm -rf ~", "{report}");
         assert_eq!(finding["hook"], "project:no-home-delete:pre_tool_execution", "{report}");
+        assert_eq!(finding["rule"], serde_json::Value::Null, "{report}");
         assert_eq!(finding["reason"], "deleting home is not allowed", "{report}");
     }
 }
