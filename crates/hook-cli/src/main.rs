@@ -97,8 +97,8 @@ enum Command {
     /// agent would get the answer. The project's hooks run without a trust check, as `cargo test`
     /// runs a project's code.
     Test(test::TestArgs),
-    /// Replay recorded sessions (Claude Code transcripts, Codex rollouts) through the configured
-    /// hooks without running any tool: what would they have denied, asked or rewritten?
+    /// Replay recorded sessions (Claude Code transcripts, Codex rollouts, Gemini CLI chat logs)
+    /// through the configured hooks without running any tool: what would they have denied, asked or rewritten?
     Replay(replay::ReplayArgs),
     /// Add (or remove) one `hookwire hook <agent>` entry per event to an agent's settings file.
     Install(install::InstallArgs),

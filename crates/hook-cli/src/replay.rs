@@ -1,6 +1,7 @@
 //! `hookwire replay FILE|DIR...`: reads recorded sessions — Claude Code transcripts, Codex
-//! rollouts, hookwire's own transcripts (Claude Code's shape) — and fires every tool call as the
-//! agent's `PreToolUse` and every user prompt as its `UserPromptSubmit` through the configured
+//! rollouts, Gemini CLI chat logs, hookwire's own transcripts (Claude Code's shape) — and fires every tool call as the
+//! agent's `PreToolUse` (Gemini: `BeforeTool`) and every user prompt as its `UserPromptSubmit`
+//! (Gemini: `BeforeAgent`) through the configured
 //! hooks, without running any tool, to show what the hooks would have denied, asked or
 //! rewritten.
 //!
@@ -19,10 +20,15 @@ use hook_core::{FireOutcome, HookSpec};
 use hook_host::Scope;
 use hook_protocol::{
     Agent,
-    serde_json::{self, Map, Value, json},
+    serde_json::{Map, Value, json},
 };
 
 use crate::{ConfigArgs, Format, discover, engine, hook, test};
+
+mod records;
+mod since;
+
+use records::Call;
 
 /// Hook kinds that reach outside hookwire (a process, a network, a model): run only with
 /// `--run-hooks`.
@@ -30,13 +36,18 @@ const SIDE_EFFECT_KINDS: [&str; 6] = ["command", "bash", "process", "http", "pro
 
 #[derive(Debug, Args)]
 pub(crate) struct ReplayArgs {
-    /// Session records: JSONL files, or directories searched for `*.jsonl`.
+    /// Session records: JSONL files (Gemini CLI: also `chats/session-*.json`), or directories
+    /// searched for them.
     paths: Vec<PathBuf>,
     /// Replay this agent's records of the current project (`claude`: its
     /// `~/.claude/projects/<project>/*.jsonl`; `codex`: the rollouts under `~/.codex/sessions`
-    /// whose session ran in the project).
+    /// whose session ran in the project; `gemini`: the project's `~/.gemini/tmp/<dir>/chats/`).
     #[arg(long, value_name = "AGENT")]
     agent: Option<Agent>,
+    /// Only records from this recent: a duration (`7d`, `24h`, `30m`, `90s`, `2w`) or an
+    /// RFC 3339 date or time (`2026-11-20`, `2026-11-20T08:00:00Z`).
+    #[arg(long, value_name = "WHEN")]
+    since: Option<String>,
     /// Also run hooks with side effects (command, bash, process, http, prompt, llm).
     #[arg(long)]
     run_hooks: bool,
@@ -45,26 +56,6 @@ pub(crate) struct ReplayArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-/// One event to replay, read from a record.
-#[derive(Debug, Clone)]
-struct Call {
-    agent: Agent,
-    session: String,
-    time: Option<String>,
-    /// `None`: a user prompt.
-    tool: Option<(String, Value)>,
-    prompt: Option<String>,
-    transcript: PathBuf,
-}
-
-/// What one record file held.
-#[derive(Debug, Default)]
-struct Read {
-    calls: Vec<Call>,
-    /// `file:line: why` for each record that did not parse.
-    errors: Vec<String>,
 }
 
 /// One would-be decision.
@@ -76,216 +67,9 @@ struct Finding {
     input: Value,
     decision: &'static str,
     hook: Option<String>,
+    /// The rule that decided, when the deciding hook is a rules file (`pack/name` or `name`).
+    rule: Option<String>,
     reason: Option<String>,
-}
-
-fn find_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            find_jsonl(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
-            out.push(path);
-        }
-    }
-}
-
-/// Claude Code's directory name for a project: every character that is not a letter or digit
-/// becomes `-`.
-fn claude_project_dir(project: &Path) -> String {
-    project.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
-}
-
-/// The record files `--agent` names for `project`.
-fn agent_records(agent: Agent, project: &Path) -> Vec<PathBuf> {
-    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else { return Vec::new() };
-    let mut files = Vec::new();
-    match agent {
-        Agent::Claude => {
-            let dir = home.join(".claude").join("projects").join(claude_project_dir(project));
-            find_jsonl(&dir, &mut files);
-        }
-        Agent::Codex => {
-            let mut all = Vec::new();
-            find_jsonl(&home.join(".codex").join("sessions"), &mut all);
-            files = all
-                .into_iter()
-                .filter(|path| {
-                    let first = std::fs::read_to_string(path).ok().and_then(|t| t.lines().next().map(str::to_owned));
-                    let meta = first.and_then(|line| serde_json::from_str::<Value>(&line).ok());
-                    let cwd = meta.as_ref().and_then(|m| m.pointer("/payload/cwd")).and_then(Value::as_str);
-                    cwd.is_some_and(|cwd| Path::new(cwd).starts_with(project))
-                })
-                .collect();
-        }
-        Agent::Gemini => {}
-    }
-    files
-}
-
-/// The text of a message's `content`: a string, or the `text` of its text blocks.
-fn content_text(content: &Value) -> Option<String> {
-    match content {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(blocks) => {
-            let texts: Vec<&str> = blocks
-                .iter()
-                .filter(|b| matches!(b.get("type").and_then(Value::as_str), Some("text" | "input_text")))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
-        }
-        _ => None,
-    }
-}
-
-/// A Codex call's tool name and input as Codex's own `PreToolUse` names them: its shell tools
-/// are `Bash` with the command line as `command`.
-fn codex_tool(payload: &Value) -> Option<(String, Value)> {
-    let kind = payload.get("type").and_then(Value::as_str)?;
-    let name = payload.get("name").and_then(Value::as_str).unwrap_or(kind).to_owned();
-    let arguments = match kind {
-        "function_call" => {
-            let raw = payload.get("arguments")?;
-            match raw {
-                Value::String(text) => serde_json::from_str(text).unwrap_or_else(|_| json!({ "input": text })),
-                other => other.clone(),
-            }
-        }
-        "custom_tool_call" => match payload.get("input") {
-            Some(Value::String(text)) => json!({ "command": text }),
-            Some(other) => other.clone(),
-            None => json!({}),
-        },
-        "local_shell_call" => payload.get("action").cloned().unwrap_or_else(|| json!({})),
-        _ => return None,
-    };
-    let is_shell = matches!(name.as_str(), "shell" | "exec_command" | "container.exec" | "local_shell_call")
-        || kind == "local_shell_call";
-    if is_shell {
-        let command = arguments.get("command").or_else(|| arguments.get("cmd"));
-        let line = match command {
-            Some(Value::Array(words)) => {
-                let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-                // `["bash", "-lc", "<line>"]`: the line is what the model wrote.
-                match words.as_slice() {
-                    [shell, flag, line] if flag.starts_with('-') && flag.ends_with('c') && shell.ends_with("sh") => {
-                        (*line).to_owned()
-                    }
-                    _ => words.join(" "),
-                }
-            }
-            Some(Value::String(line)) => line.clone(),
-            _ => String::new(),
-        };
-        return Some(("Bash".to_owned(), json!({ "command": line })));
-    }
-    Some((name, arguments))
-}
-
-/// Reads one record file: Claude Code (and hookwire) transcripts and Codex rollouts, line by
-/// line; lines of other types are passed over.
-fn read_records(path: &Path, shown: &str) -> Read {
-    let mut read = Read::default();
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => {
-            read.errors.push(format!("{shown}: cannot read it: {e}"));
-            return read;
-        }
-    };
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut codex_session: Option<String> = None;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let record: Value = match hook::parse_input(line.as_bytes()) {
-            Ok(Value::Object(record)) => Value::Object(record),
-            Ok(_) => {
-                read.errors.push(format!("{shown}:{}: not a JSON object", n + 1));
-                continue;
-            }
-            Err(e) => {
-                read.errors.push(format!("{shown}:{}: not JSON: {e}", n + 1));
-                continue;
-            }
-        };
-        let time = record.get("timestamp").and_then(Value::as_str).map(str::to_owned);
-        let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
-        let call = |agent, session: String, tool, prompt| Call {
-            agent,
-            session,
-            time: time.clone(),
-            tool,
-            prompt,
-            transcript: path.to_path_buf(),
-        };
-        match kind {
-            "assistant" | "user" => {
-                let session = record.get("sessionId").and_then(Value::as_str).unwrap_or(&stem).to_owned();
-                let Some(content) = record.pointer("/message/content") else {
-                    read.errors.push(format!("{shown}:{}: a `{kind}` record without `message.content`", n + 1));
-                    continue;
-                };
-                if kind == "user" {
-                    let is_tool_result = content.as_array().is_some_and(|blocks| {
-                        blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                    });
-                    let is_meta = record.get("isMeta").and_then(Value::as_bool) == Some(true);
-                    if !is_tool_result
-                        && !is_meta
-                        && let Some(prompt) = content_text(content)
-                    {
-                        read.calls.push(call(Agent::Claude, session, None, Some(prompt)));
-                    }
-                    continue;
-                }
-                for block in content.as_array().into_iter().flatten() {
-                    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                        continue;
-                    }
-                    match block.get("name").and_then(Value::as_str) {
-                        Some(name) => {
-                            let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
-                            read.calls.push(call(Agent::Claude, session.clone(), Some((name.to_owned(), input)), None));
-                        }
-                        None => read.errors.push(format!("{shown}:{}: a `tool_use` block without `name`", n + 1)),
-                    }
-                }
-            }
-            "session_meta" => {
-                codex_session = record.pointer("/payload/id").and_then(Value::as_str).map(str::to_owned);
-            }
-            "response_item" | "event_msg" => {
-                let session = codex_session.clone().unwrap_or_else(|| stem.clone());
-                let Some(payload) = record.get("payload") else {
-                    read.errors.push(format!("{shown}:{}: a `{kind}` record without `payload`", n + 1));
-                    continue;
-                };
-                let item = payload.get("type").and_then(Value::as_str).unwrap_or_default();
-                if kind == "event_msg" {
-                    if item == "user_message"
-                        && let Some(message) = payload.get("message").and_then(Value::as_str)
-                    {
-                        read.calls.push(call(Agent::Codex, session, None, Some(message.to_owned())));
-                    }
-                    continue;
-                }
-                if matches!(item, "function_call" | "custom_tool_call" | "local_shell_call") {
-                    match codex_tool(payload) {
-                        Some(tool) => read.calls.push(call(Agent::Codex, session, Some(tool), None)),
-                        None => read.errors.push(format!("{shown}:{}: a `{item}` without its arguments", n + 1)),
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    read
 }
 
 /// The hook input of `call` in its agent's terms.
@@ -323,6 +107,19 @@ fn deciding_hook(outcome: &FireOutcome) -> Option<String> {
     entry.map(|entry| entry.id.to_string())
 }
 
+/// The rule that decided, when the hook that decided is one of the rules files `rules_hooks`.
+fn deciding_rule(
+    outcome: &FireOutcome,
+    rules_hooks: &[(HookSpec, hook_rules::RulesHook)],
+    context: &hook_protocol::Context,
+) -> Option<String> {
+    let decider = deciding_hook(outcome)?;
+    let (_, hook) = rules_hooks
+        .iter()
+        .find(|(spec, _)| hook_core::HookId::new(spec.level, &spec.name, outcome.event).as_str() == decider)?;
+    hook.verdict(outcome.event, context).decided_by.map(|hit| hit.rule)
+}
+
 /// The configured hooks, and the ids of those a replay without `--run-hooks` leaves out.
 fn split_specs(specs: Vec<HookSpec>, run_hooks: bool) -> (Vec<HookSpec>, Vec<String>) {
     if run_hooks {
@@ -338,20 +135,34 @@ fn split_specs(specs: Vec<HookSpec>, run_hooks: bool) -> (Vec<HookSpec>, Vec<Str
 pub(crate) async fn run(args: ReplayArgs) -> u8 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let project = discover::project_root(&cwd).unwrap_or_else(|| cwd.clone());
+    let cutoff = match args.since.as_deref().map(|text| since::cutoff(text, since::now())) {
+        Some(Ok(cutoff)) => Some(cutoff),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+        None => None,
+    };
     let mut files = Vec::new();
     for path in &args.paths {
         let path = hook::absolute(path, &cwd);
         if path.is_dir() {
-            find_jsonl(&path, &mut files);
+            records::find_records(&path, &mut files);
         } else {
             files.push(path);
         }
     }
     if let Some(agent) = args.agent {
-        files.extend(agent_records(agent, &project));
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+        let found = records::agent_records(agent, &project, &home);
+        if found.is_empty() && args.paths.is_empty() {
+            eprintln!("error: no {agent} session records of {} under {}", project.display(), home.display());
+            return 2;
+        }
+        files.extend(found);
     }
     if files.is_empty() {
-        eprintln!("error: no session records: name JSONL files or directories, or use --agent claude|codex");
+        eprintln!("error: no session records: name JSONL files or directories, or use --agent claude|codex|gemini");
         return 2;
     }
     // What decides for the agent with hookwire installed: hookwire's configuration and the
@@ -366,6 +177,9 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
         return 2;
     }
     let (specs, skipped) = split_specs(loaded.specs, args.run_hooks);
+    // Each rules file runs as one hook; its own verdict names the rule that decided.
+    let rules_hooks: Vec<(HookSpec, hook_rules::RulesHook)> =
+        specs.iter().filter_map(|spec| Some((spec.clone(), hook_rules::RulesFactory.build_hook(spec).ok()?))).collect();
     let engine = engine::engine_for(engine::lazy_model(None, None), Some(project.clone()));
     let errors = engine::mount(&engine, specs).await;
     if !errors.is_empty() {
@@ -381,9 +195,23 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
     let mut fire_errors = 0usize;
     for file in &files {
         let shown = file.strip_prefix(&cwd).unwrap_or(file).display().to_string();
-        let read = read_records(file, &shown);
+        // A file last written before the cutoff holds nothing newer.
+        let modified = since::modified(file);
+        if let (Some(cutoff), Some(modified)) = (cutoff, modified)
+            && modified < cutoff
+        {
+            continue;
+        }
+        let read = records::read_records(file, &shown);
         record_errors.extend(read.errors);
         for call in read.calls {
+            if let Some(cutoff) = cutoff {
+                // A record without a time is dated by its file.
+                let at = call.time.as_deref().and_then(since::parse_time).or(modified);
+                if at.is_some_and(|at| at < cutoff) {
+                    continue;
+                }
+            }
             sessions.insert(call.session.clone());
             if call.tool.is_some() {
                 tool_calls += 1;
@@ -397,6 +225,7 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
                     continue;
                 }
             };
+            let before = context.clone();
             let (answer, outcome) = hook::fire_bridge_traced(&engine, call.agent, event, context, &project).await;
             fire_errors += outcome.trace.iter().filter(|e| e.error.is_some()).count();
             let got = test::read_answer(event, &answer);
@@ -415,6 +244,7 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
                 ),
                 decision,
                 hook: deciding_hook(&outcome),
+                rule: deciding_rule(&outcome, &rules_hooks, &before),
                 reason: got.reason.clone(),
             });
         }
@@ -444,12 +274,13 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
         Format::Text => {
             for f in &findings {
                 outln!(
-                    "{} {} {}: {} by {}{}",
+                    "{} {} {}: {} by {}{}{}",
                     f.session,
                     f.time.as_deref().unwrap_or("-"),
                     f.tool.as_deref().unwrap_or("prompt"),
                     f.decision,
                     f.hook.as_deref().unwrap_or("?"),
+                    f.rule.as_deref().map_or_else(String::new, |rule| format!(" rule {rule}")),
                     f.reason.as_deref().map_or_else(String::new, |r| format!(": {r}"))
                 );
                 outln!("    input: {}", hook_core::head_chars(&f.input.to_string(), 300));
@@ -469,23 +300,4 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
         }
     }
     0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codex_shell_calls_read_as_bash_command_lines() {
-        let call = json!({"type": "function_call", "name": "shell",
-            "arguments": "{\"command\":[\"bash\",\"-lc\",\"rm -rf ~\"]}", "call_id": "c1"});
-        assert_eq!(codex_tool(&call), Some(("Bash".to_owned(), json!({"command": "rm -rf ~"}))));
-        let patch = json!({"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch"});
-        assert_eq!(codex_tool(&patch), Some(("apply_patch".to_owned(), json!({"command": "*** Begin Patch"}))));
-    }
-
-    #[test]
-    fn claude_project_dirs_are_mangled_as_claude_code_does() {
-        assert_eq!(claude_project_dir(Path::new("/home/me/my.proj")), "-home-me-my-proj");
-    }
 }

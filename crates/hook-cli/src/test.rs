@@ -9,12 +9,15 @@
 
 use std::{
     collections::BTreeSet,
+    future::Future,
     path::{Path, PathBuf},
+    pin::Pin,
+    task::Poll,
 };
 
 use clap::{Args, ValueEnum};
 use hook_config::ConfigSource;
-use hook_core::{Engine, FireOutcome, HookId, HookSpec, Level};
+use hook_core::{Engine, FireOutcome, HookDefinition, HookId, HookSpec, Level};
 use hook_host::{Locations, TrustPolicy};
 use hook_protocol::{
     Event,
@@ -60,6 +63,10 @@ pub(crate) struct TestArgs {
     /// included, stays as written).
     #[arg(long)]
     update: bool,
+    /// Run up to N cases of a file at once (default: the number of CPUs). The report keeps the
+    /// file and case order whatever N is.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
 }
 
 /// Why a test file cannot run.
@@ -389,6 +396,50 @@ fn reason_suffix(outcome: &FireOutcome) -> String {
     outcome.reason.as_deref().map_or_else(String::new, |r| format!(": {}", hook_core::tail_chars(r, 400)))
 }
 
+/// The key coverage records for `rule` (its `label()`, `pack/name` or `name`) of the rules file
+/// of `spec`.
+fn rule_key(spec: &HookSpec, rule: &str) -> String {
+    format!("rule {}:{} {rule}", spec.level, spec.name)
+}
+
+/// The rules that decided or would have decided (shadow rules) on the call of `context`, in
+/// each rules file whose hook ran in `outcome`, as [`rule_key`]s. A rules file runs as one hook,
+/// so the trace names the file, not the rule: the file's verdict on the same input (the same
+/// evaluation its hook made, `RulesHook::verdict`) says which of its rules matched.
+fn rules_reached(specs: &[HookSpec], outcome: &FireOutcome, context: &hook_protocol::Context) -> Vec<String> {
+    let mut reached = Vec::new();
+    for spec in specs {
+        let HookDefinition::Rules(file) = &spec.definition else { continue };
+        let id = HookId::new(spec.level, &spec.name, outcome.event);
+        if !outcome.trace.iter().any(|entry| entry.id == id && !entry.outcome.is_skip()) {
+            continue;
+        }
+        let Ok(rules) = hook_rules::RuleSet::compile(file) else { continue };
+        let verdict = hook_rules::RulesHook::new(spec.name.clone(), rules).verdict(outcome.event, context);
+        reached.extend(verdict.hits.iter().chain(&verdict.shadowed).map(|hit| rule_key(spec, &hit.rule)));
+    }
+    reached
+}
+
+/// The rules of the rules files among `specs` (each pack rule in use as `pack/name`) that no
+/// case reached: `(rule, id of its file's hook, source)`. `allow:` exceptions are left out:
+/// they decide nothing of their own.
+fn uncovered_rules(specs: &[HookSpec], ran: &BTreeSet<String>) -> Vec<(String, String, String)> {
+    let mut left = Vec::new();
+    for spec in specs.iter().filter(|spec| spec.enabled) {
+        let HookDefinition::Rules(file) = &spec.definition else { continue };
+        let Ok(rules) = hook_rules::RuleSet::compile(file) else { continue };
+        let event = spec.events.first().copied().unwrap_or(Event::PreToolExecution);
+        for rule in rules.rules() {
+            let label = rule.label();
+            if rule.decision != hook_protocol::rules::RuleDecision::Allow && !ran.contains(&rule_key(spec, &label)) {
+                left.push((label, HookId::new(spec.level, &spec.name, event).to_string(), spec.source.to_string()));
+            }
+        }
+    }
+    left
+}
+
 /// The hooks `specs` that no trace of `ran` shows running: `(id of its first event, source)`.
 fn uncovered(specs: &[HookSpec], ran: &BTreeSet<String>) -> Vec<(String, String)> {
     specs
@@ -404,6 +455,94 @@ fn uncovered(specs: &[HookSpec], ran: &BTreeSet<String>) -> Vec<(String, String)
         .collect()
 }
 
+/// A future run by [`run_bounded`].
+type Job<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// One case running: its result and the ids of the hooks that ran in it.
+type CaseFuture<'a> = Job<'a, (CaseResult, Vec<String>)>;
+
+/// Runs one case through the bridge's path.
+#[allow(clippy::too_many_arguments)] // the parts of one file's run, borrowed for one case
+async fn run_case(
+    engine: &Engine,
+    test: &HookTestFile,
+    case: &HookTestCase,
+    index: usize,
+    name: &str,
+    project: &Path,
+    transcript: &Path,
+    specs: &[HookSpec],
+) -> (CaseResult, Vec<String>) {
+    let mut result = CaseResult {
+        index,
+        event: None,
+        name: case.name.clone(),
+        file: name.to_owned(),
+        expected: case.expect.clone(),
+        got: Got::default(),
+        failures: Vec::new(),
+        trace: Vec::new(),
+    };
+    let mut ran = Vec::new();
+    match hook_agents::context_from_input(test.agent, input_of(case, project, transcript)) {
+        Err(e) => result.failures.push(format!("input: {e}")),
+        Ok((event, context)) => {
+            let before = context.clone();
+            let (answer, outcome) = hook::fire_bridge_traced(engine, test.agent, event, context, project).await;
+            ran.extend(outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()).map(|entry| entry.id.to_string()));
+            ran.extend(rules_reached(specs, &outcome, &before));
+            result.event = Some(event);
+            result.got = read_answer(event, &answer);
+            result.trace = trace_lines(&outcome, specs);
+            if let Some(expect) = &case.expect {
+                result.failures = compare(expect, &result.got);
+            }
+        }
+    }
+    (result, ran)
+}
+
+/// Runs `futures` on this task, at most `jobs` at a time, and returns their outputs in the
+/// order of `futures` whatever order they finish in. Polled together on one task (no spawn):
+/// a case borrows the file's engine and specs, and what takes time in a case is waiting on a
+/// hook's process or connection, which overlaps without threads.
+async fn run_bounded<'a, T>(futures: Vec<Job<'a, T>>, jobs: usize) -> Vec<T> {
+    let total = futures.len();
+    let mut waiting = futures.into_iter().enumerate();
+    let mut running: Vec<(usize, Job<'a, T>)> = Vec::new();
+    let mut done: Vec<Option<T>> = (0..total).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        loop {
+            while running.len() < jobs.max(1) {
+                match waiting.next() {
+                    Some(next) => running.push(next),
+                    None => break,
+                }
+            }
+            if running.is_empty() {
+                return Poll::Ready(());
+            }
+            let before = running.len();
+            let mut i = 0;
+            while i < running.len() {
+                if let Poll::Ready(output) = running[i].1.as_mut().poll(cx) {
+                    let (index, _) = running.swap_remove(i);
+                    done[index] = Some(output);
+                } else {
+                    i += 1;
+                }
+            }
+            // Nothing finished: every running future has registered its waker. Otherwise
+            // start the next ones.
+            if running.len() == before {
+                return Poll::Pending;
+            }
+        }
+    })
+    .await;
+    done.into_iter().flatten().collect()
+}
+
 /// Runs one loaded test file; adds the ids of the hooks that ran to `ran`.
 async fn run_file(
     test: &HookTestFile,
@@ -412,41 +551,24 @@ async fn run_file(
     filter: Option<&str>,
     ran: &mut BTreeSet<String>,
     configured: &mut Vec<HookSpec>,
+    jobs: usize,
 ) -> Result<Vec<CaseResult>, LoadError> {
     let project = project_of(path);
     let (engine, specs) = start(test, &project, name).await?;
     let transcript = std::env::temp_dir().join(format!("hookwire-test-{}.jsonl", std::process::id()));
     let _ = std::fs::write(&transcript, "");
+    let cases = test
+        .cases
+        .iter()
+        .enumerate()
+        .filter(|(_, case)| filter.is_none_or(|text| case.name.contains(text)))
+        .map(|(index, case)| -> CaseFuture<'_> {
+            Box::pin(run_case(&engine, test, case, index, name, &project, &transcript, &specs))
+        })
+        .collect();
     let mut results = Vec::new();
-    for (index, case) in test.cases.iter().enumerate() {
-        if filter.is_some_and(|text| !case.name.contains(text)) {
-            continue;
-        }
-        let mut result = CaseResult {
-            index,
-            event: None,
-            name: case.name.clone(),
-            file: name.to_owned(),
-            expected: case.expect.clone(),
-            got: Got::default(),
-            failures: Vec::new(),
-            trace: Vec::new(),
-        };
-        match hook_agents::context_from_input(test.agent, input_of(case, &project, &transcript)) {
-            Err(e) => result.failures.push(format!("input: {e}")),
-            Ok((event, context)) => {
-                let (answer, outcome) = hook::fire_bridge_traced(&engine, test.agent, event, context, &project).await;
-                for entry in outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()) {
-                    ran.insert(entry.id.to_string());
-                }
-                result.event = Some(event);
-                result.got = read_answer(event, &answer);
-                result.trace = trace_lines(&outcome, &specs);
-                if let Some(expect) = &case.expect {
-                    result.failures = compare(expect, &result.got);
-                }
-            }
-        }
+    for (result, hooks_ran) in run_bounded(cases, jobs).await {
+        ran.extend(hooks_ran);
         results.push(result);
     }
     engine::shutdown_one_shot(&engine).await;
@@ -662,13 +784,16 @@ pub(crate) async fn run(args: TestArgs) -> u8 {
     let mut results = Vec::new();
     let mut ran = BTreeSet::new();
     let mut configured = Vec::new();
+    let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
     for path in &files {
         let name = shown(path, &cwd);
         let loaded = match parse_file(path, &name) {
-            Ok(test) => match run_file(&test, path, &name, args.filter.as_deref(), &mut ran, &mut configured).await {
-                Ok(results) if args.update => update_file(path, &name, &test, results),
-                other => other,
-            },
+            Ok(test) => {
+                match run_file(&test, path, &name, args.filter.as_deref(), &mut ran, &mut configured, jobs).await {
+                    Ok(results) if args.update => update_file(path, &name, &test, results),
+                    other => other,
+                }
+            }
             Err(e) => Err(e),
         };
         match loaded {
@@ -697,6 +822,7 @@ pub(crate) async fn run(args: TestArgs) -> u8 {
     let passed = results.len() - failed;
     let want_coverage = args.coverage || args.require_coverage;
     let left = want_coverage.then(|| uncovered(&configured, &ran));
+    let left_rules = want_coverage.then(|| uncovered_rules(&configured, &ran));
     match args.format {
         TestFormat::Text => {
             if let Some(left) = &left {
@@ -709,14 +835,32 @@ pub(crate) async fn run(args: TestArgs) -> u8 {
                     }
                 }
             }
+            if let Some(rules) = left_rules.as_ref().filter(|rules| !rules.is_empty()) {
+                outln!("coverage: {} rule(s) no case reached:", rules.len());
+                for (rule, hook, source) in rules {
+                    outln!("  rule {rule} of {hook} ({source})");
+                }
+            }
             outln!("{passed} passed, {failed} failed");
         }
-        TestFormat::Json => outln!("{}", json_report(&results, passed, failed, left.as_deref())),
+        TestFormat::Json => {
+            let mut report = json_report(&results, passed, failed, left.as_deref());
+            if let (Some(rules), Some(uncovered)) =
+                (&left_rules, report.get_mut("uncovered").and_then(Value::as_array_mut))
+            {
+                uncovered.extend(
+                    rules.iter().map(|(rule, hook, source)| json!({"rule": rule, "hook": hook, "source": source})),
+                );
+            }
+            outln!("{report}");
+        }
         TestFormat::Junit => outln!("{}", junit(&results, failed).trim_end()),
     }
     if !load_errors.is_empty() {
         2
-    } else if failed > 0 || (args.require_coverage && left.is_some_and(|l| !l.is_empty())) {
+    } else if failed > 0
+        || (args.require_coverage && (left.is_some_and(|l| !l.is_empty()) || left_rules.is_some_and(|l| !l.is_empty())))
+    {
         1
     } else {
         0

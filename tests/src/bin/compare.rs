@@ -39,6 +39,8 @@ mod daemon;
 mod inproc;
 #[path = "compare/process.rs"]
 mod process;
+#[path = "compare/replay.rs"]
+mod replay;
 #[path = "compare/report.rs"]
 mod report;
 #[path = "compare/spawn.rs"]
@@ -66,6 +68,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("daemon", "`hookwire hook claude` through a warm daemon"),
     ("client", "the Python client over the daemon's socket"),
     ("spawn", "spawn costs"),
+    ("replay", "`hookwire replay` of 10,000 tool calls and `hookwire test` of 200 cases, through `recommended`"),
 ];
 
 /// How many samples to take (the full run or `--quick`), and which groups of rows to run.
@@ -239,6 +242,10 @@ fn run(plan: Plan) -> Result<(), Error> {
     if plan.runs("daemon") {
         phase("hookwire hook claude through a warm daemon (whole process)");
         rows.extend(daemon::bridge_rows(&plan, &echo)?);
+    }
+    if plan.runs("replay") {
+        phase("hookwire replay and hookwire test (whole process)");
+        rows.extend(replay::rows(&plan)?);
     }
     if plan.runs("client") {
         match python_path.as_deref() {

@@ -272,3 +272,167 @@ fn update_writes_the_answers_into_failing_and_missing_expectations_and_keeps_the
     assert_eq!(again.status.code(), Some(0), "{}", both(&again));
     assert!(stdout(&again).ends_with("5 passed, 0 failed\n"), "{}", both(&again));
 }
+
+/// A project whose one hook logs `start` and `end` around a half-second sleep, and a file of
+/// six cases: four pass, two fail.
+fn slow_project() -> Scratch {
+    let sandbox = Scratch::new("hooktest-jobs");
+    sandbox.write(
+        "work/proj/.hookwire/hooks.yaml",
+        r#"pre_tool_execution:
+  - name: slow-guard
+    command: |
+      input=$(cat)
+      echo start >> jobs.log
+      sleep 0.5
+      echo end >> jobs.log
+      case "$input" in
+        *'rm -rf'*) echo '{"action": "skip", "reason": "no recursive deletes"}' ;;
+        *) echo '{}' ;;
+      esac
+"#,
+    );
+    let mut cases = String::from("agent: claude\ncases:\n");
+    for (n, (command, decision)) in [
+        ("ls", "allow"),
+        ("rm -rf /", "deny"),
+        ("pwd", "deny"),
+        ("rm -rf ~", "deny"),
+        ("id", "allow"),
+        ("rm -rf x", "allow"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        cases.push_str(&format!(
+            "  - name: case {n} {command}\n    event: PreToolUse\n    input: {{tool_name: Bash, tool_input: {{command: \"{command}\"}}}}\n    expect: {{decision: {decision}}}\n"
+        ));
+    }
+    sandbox.write("work/proj/hooktests/slow.hooktest.yaml", &cases);
+    sandbox
+}
+
+#[test]
+fn jobs_run_cases_at_once_and_report_the_same_in_the_same_order() {
+    let sandbox = slow_project();
+    let log = sandbox.path("work/proj/jobs.log");
+    let mut reports = Vec::new();
+    for jobs in ["1", "4"] {
+        let _ = std::fs::remove_file(&log);
+        let output = test_run(&sandbox, &["--jobs", jobs, "--format", "json"]);
+        assert_eq!(output.status.code(), Some(1), "--jobs {jobs}: {}", both(&output));
+        let mut report = json_stdout(&output);
+        for case in report["cases"].as_array_mut().unwrap() {
+            // The same hook ran, in another process each time: its trace is the same.
+            case.as_object_mut().unwrap().remove("got");
+        }
+        let names: Vec<&str> =
+            report["cases"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["case 0 ls", "case 1 rm -rf /", "case 2 pwd", "case 3 rm -rf ~", "case 4 id", "case 5 rm -rf x"],
+            "--jobs {jobs}: {report}"
+        );
+        let statuses: Vec<&str> =
+            report["cases"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+        assert_eq!(statuses, ["passed", "passed", "failed", "passed", "passed", "failed"], "--jobs {jobs}");
+        let events = std::fs::read_to_string(&log).unwrap();
+        let events: Vec<&str> = events.lines().collect();
+        assert_eq!(events.len(), 12, "--jobs {jobs}: {events:?}");
+        // How many hooks were running at once, at most.
+        let (mut now, mut most) = (0, 0);
+        for event in &events {
+            now += if *event == "start" { 1 } else { -1 };
+            most = most.max(now);
+        }
+        if jobs == "1" {
+            assert_eq!(most, 1, "--jobs 1 ran cases at once: {events:?}");
+        } else {
+            assert!((2..=4).contains(&most), "--jobs 4 ran {most} at once: {events:?}");
+        }
+        reports.push(report);
+    }
+    assert_eq!(reports[0], reports[1]);
+
+    // The text report too: the same lines in the same order.
+    let one = stdout(&test_run(&sandbox, &["--jobs", "1"]));
+    let four = stdout(&test_run(&sandbox, &["--jobs", "4"]));
+    assert_eq!(one, four);
+    assert!(one.ends_with("4 passed, 2 failed\n"), "{one}");
+
+    let zero = test_run(&sandbox, &["--jobs", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "{}", both(&zero));
+}
+
+/// A rules file of three rules and the git pack, and cases that reach two of the rules and
+/// one rule of the pack.
+#[test]
+fn coverage_names_each_rule_no_case_reaches() {
+    let sandbox = Scratch::new("hooktest-rules");
+    sandbox.write(
+        "work/proj/.hookwire/hooks.yaml",
+        r#"packs: [git]
+rules:
+  - name: no-curl
+    tools: [shell]
+    command: [curl]
+    reason: "no downloads"
+  - name: no-wget
+    tools: [shell]
+    command: [wget]
+    reason: "no downloads"
+  - name: no-shutdown
+    tools: [shell]
+    command: [shutdown]
+    reason: "not the machine"
+allow:
+  - name: curl-localhost
+    tools: [shell]
+    command: [curl]
+    args: ["http://127.0.0.1*"]
+"#,
+    );
+    sandbox.write(
+        "work/proj/hooktests/rules.hooktest.yaml",
+        r#"agent: claude
+cases:
+  - name: curl is denied
+    event: PreToolUse
+    input: {tool_name: Bash, tool_input: {command: "curl https://example.com"}}
+    expect: {decision: deny, reason: {contains: "no downloads"}}
+  - name: wget is denied
+    event: PreToolUse
+    input: {tool_name: Bash, tool_input: {command: "wget https://example.com"}}
+    expect: {decision: deny}
+  - name: a forced push is denied
+    event: PreToolUse
+    input: {tool_name: Bash, tool_input: {command: "git push --force origin main"}}
+    expect: {decision: deny, reason: {contains: "git/push-force"}}
+"#,
+    );
+    let output = test_run(&sandbox, &["--coverage"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    // The git pack's 15 rules but `git/push-force`, and `no-shutdown`.
+    let left = 15;
+    assert!(text.contains(&format!("coverage: {left} rule(s) no case reached:\n")), "{text}");
+    assert!(text.contains("  rule no-shutdown of project:rules:hooks.yaml:pre_tool_execution ("), "{text}");
+    assert!(text.contains("  rule git/reset-hard of "), "{text}");
+    for reached in ["rule no-curl ", "rule no-wget ", "rule git/push-force ", "curl-localhost"] {
+        assert!(!text.contains(reached), "{reached}: {text}");
+    }
+    assert!(text.ends_with("3 passed, 0 failed\n"), "{text}");
+
+    let json = json_stdout(&test_run(&sandbox, &["--coverage", "--format", "json"]));
+    let rules: Vec<&str> =
+        json["uncovered"].as_array().unwrap().iter().filter_map(|entry| entry["rule"].as_str()).collect();
+    assert_eq!(rules.len(), left, "{json}");
+    assert!(rules.contains(&"no-shutdown") && !rules.contains(&"git/push-force"), "{json}");
+
+    // Reaching it covers it; --require-coverage fails while any is left.
+    let required = test_run(&sandbox, &["--require-coverage"]);
+    assert_eq!(required.status.code(), Some(1), "{}", both(&required));
+    let filtered = test_run(&sandbox, &["--coverage", "--filter", "curl"]);
+    let text = stdout(&filtered);
+    assert!(text.contains("  rule no-wget of ") && !text.contains("  rule no-curl of "), "{text}");
+}

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use crate::common::{Scratch, both, json_stdout, stdout};
+use serde_json::json;
+
+use crate::common::{Scratch, both, json_stdout, stderr, stdout};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay/claude")
@@ -152,4 +154,309 @@ fn no_records_is_an_error() {
     let sandbox = project();
     let output = sandbox.hookwire("work/proj", &["replay"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records written by the real agents (tests/fixtures/replay/real, README there): one session
+// each of Claude Code 2.1.328, Codex 0.169.0 and Gemini CLI 0.61.0 with the same five tool
+// calls — `ls -la` and a read of `.env` in one model turn, `git push --force origin main`, a
+// file write, `rm -rf ~` — after one prompt.
+
+fn real_records() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay/real")
+}
+
+/// A trusted project whose hookwire configuration is `packs: [recommended]`, plus `extra`
+/// hooks of hookwire's format when given.
+fn recommended_project(extra: Option<&str>) -> Scratch {
+    let sandbox = Scratch::new("replay-real");
+    sandbox.write("work/proj/.hookwire/hooks.yaml", "packs: [recommended]\n");
+    if let Some(extra) = extra {
+        sandbox.write("work/proj/.jcli/hooks.yaml", extra);
+    }
+    let trust = sandbox.hookwire("work/proj", &["trust", "--yes"]).output().unwrap();
+    assert!(trust.status.success(), "{}", both(&trust));
+    sandbox
+}
+
+fn replay_json(sandbox: &Scratch, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["replay", "--format", "json"];
+    all.extend_from_slice(args);
+    let output = sandbox.hookwire("work/proj", &all).env_remove("CODEX_HOME").output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    json_stdout(&output)
+}
+
+/// `(tool, rule)` of each finding; the rule is also the one its reason names.
+fn tools_and_rules(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let rule = f["rule"].as_str().unwrap_or("?");
+            let reason = f["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains(&format!("(hookwire rule {rule})")), "{f}");
+            (f["tool"].as_str().unwrap_or_default().to_owned(), rule.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn real_records_of_three_agents_replay_through_the_recommended_packs() {
+    let sandbox = recommended_project(None);
+    // (file, session, (tool, rule) of each denial)
+    type Expected<'a> = (&'a str, &'a str, [(&'a str, &'a str); 3]);
+    let expected: [Expected<'_>; 3] = [
+        (
+            "claude-2.1.328.jsonl",
+            "a5228c6e-50ea-4f48-b3e8-0a1a4535c267",
+            [
+                ("Read", "secrets/read-secret-file"),
+                ("Bash", "git/push-force"),
+                ("Bash", "filesystem/rm-recursive-critical"),
+            ],
+        ),
+        (
+            "codex-0.169.0-rollout.jsonl",
+            "01a21a1e-ed6e-77e0-a172-5cd0b86af07e",
+            [
+                ("Bash", "secrets/shell-read-secret-file"),
+                ("Bash", "git/push-force"),
+                ("Bash", "filesystem/rm-recursive-critical"),
+            ],
+        ),
+        (
+            "gemini-0.61.0-session.jsonl",
+            "6b0773ef-91be-419b-95b1-d2d30d30e9de",
+            [
+                ("read_file", "secrets/read-secret-file"),
+                ("run_shell_command", "git/push-force"),
+                ("run_shell_command", "filesystem/rm-recursive-critical"),
+            ],
+        ),
+    ];
+    for (file, session, findings) in expected {
+        let path = real_records().join(file);
+        let report = replay_json(&sandbox, &[path.to_str().unwrap()]);
+        let counts = ["tool_calls", "prompts", "sessions", "denied", "asked", "rewritten", "errors"]
+            .map(|key| report[key].as_u64().unwrap_or(u64::MAX));
+        assert_eq!(counts, [5, 1, 1, 3, 0, 0, 0], "{file}: {report}");
+        let want: Vec<(String, String)> = findings.iter().map(|(t, r)| ((*t).to_owned(), (*r).to_owned())).collect();
+        assert_eq!(tools_and_rules(&report), want, "{file}: {report}");
+        for finding in report["findings"].as_array().unwrap() {
+            assert_eq!(finding["session"], session, "{file}: {report}");
+            assert_eq!(finding["decision"], "deny", "{file}: {report}");
+            assert_eq!(finding["hook"], "project:rules:hooks.yaml:pre_tool_execution", "{file}: {report}");
+            assert!(finding["time"].as_str().is_some_and(|t| t.starts_with("2026-11-26T23:09:")), "{file}: {report}");
+        }
+        assert_eq!(report["findings"][2]["input"]["command"], "rm -rf ~", "{file}: {report}");
+    }
+    // The three together: a directory is searched.
+    let report = replay_json(&sandbox, &[real_records().to_str().unwrap()]);
+    let counts = ["tool_calls", "prompts", "sessions", "denied", "errors"].map(|key| report[key].as_u64());
+    assert_eq!(counts, [Some(15), Some(3), Some(3), Some(9), Some(0)], "{report}");
+}
+
+/// A j-cli command hook (a side effect: it runs only with `--run-hooks`) that denies deleting
+/// home, beside the recommended packs.
+const HOME_GUARD: &str = r#"pre_tool_execution:
+  - name: no-home-delete
+    command: |
+      input=$(cat); echo ran >> guard.log
+      case "$input" in
+        *'rm -rf ~'*) echo '{"action": "skip", "reason": "deleting home is not allowed"}' ;;
+        *) echo '{}' ;;
+      esac
+"#;
+
+#[test]
+fn real_records_replay_through_a_command_hook_only_with_run_hooks() {
+    let sandbox = recommended_project(Some(HOME_GUARD));
+    let dir = real_records();
+    let report = replay_json(&sandbox, &[dir.to_str().unwrap()]);
+    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(15), Some(9)), "{report}");
+    let skipped = report["skipped_hooks"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{report}");
+    assert!(skipped[0].as_str().unwrap().starts_with("project:no-home-delete ("), "{report}");
+    assert!(!sandbox.path("work/proj/guard.log").exists(), "the command hook ran without --run-hooks");
+
+    let report = replay_json(&sandbox, &[dir.to_str().unwrap(), "--run-hooks"]);
+    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(15), Some(9)), "{report}");
+    // The rules file decides first for `rm -rf ~`; the command hook also ran on every call
+    // the rules let through (15 calls and 3 prompts, minus the 9 denied).
+    let ran = std::fs::read_to_string(sandbox.path("work/proj/guard.log")).unwrap_or_default();
+    assert!(ran.lines().count() >= 6, "guard ran {} times\n{report}", ran.lines().count());
+
+    // Without the packs the command hook alone decides: one `rm -rf ~` per agent.
+    let only_guard = Scratch::new("replay-real-guard");
+    only_guard.write("work/proj/.hookwire/hooks.yaml", HOME_GUARD);
+    let trust = only_guard.hookwire("work/proj", &["trust", "--yes"]).output().unwrap();
+    assert!(trust.status.success(), "{}", both(&trust));
+    let report = replay_json(&only_guard, &[dir.to_str().unwrap(), "--run-hooks"]);
+    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(15), Some(3)), "{report}");
+    for finding in report["findings"].as_array().unwrap() {
+        assert_eq!(finding["input"]["command"], "rm -rf ~", "{report}");
+        assert_eq!(finding["hook"], "project:no-home-delete:pre_tool_execution", "{report}");
+        assert_eq!(finding["rule"], serde_json::Value::Null, "{report}");
+        assert_eq!(finding["reason"], "deleting home is not allowed", "{report}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real agents, when installed (found as `real_agents.rs` finds them; skipped the same way
+// when not): each runs a scripted session in a fresh HOME, then `hookwire replay --agent`
+// finds that session's record by itself and replays it.
+
+fn agents_dir() -> PathBuf {
+    std::env::var_os("HOOKWIRE_AGENTS_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/agents"))
+}
+
+/// Whether `agent` can run here; when not, prints the skip line (or fails when `CI` is set
+/// and `HOOKWIRE_REQUIRE_AGENTS=1`).
+fn agent_available(agent: &str, binary: &str) -> bool {
+    let works = |program: &str| {
+        std::process::Command::new(program).arg("--version").output().is_ok_and(|out| out.status.success())
+    };
+    let binary = agents_dir().join(binary);
+    if binary.is_file() && works("python3") && (agent == "claude" || works("node")) {
+        return true;
+    }
+    let required = std::env::var_os("CI").is_some() && std::env::var("HOOKWIRE_REQUIRE_AGENTS").as_deref() == Ok("1");
+    assert!(
+        !required,
+        "real agents required (CI, HOOKWIRE_REQUIRE_AGENTS=1) but {agent} cannot run ({})",
+        binary.display()
+    );
+    #[allow(clippy::print_stderr)] // the skip line real_agents.rs prints, for the same reason
+    {
+        eprintln!("skipped: real agents not installed (run tests/agents/install.sh)");
+    }
+    false
+}
+
+#[test]
+fn a_real_agents_own_record_replays_with_the_right_counts_and_denials() {
+    let agents = [
+        ("claude", "claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude"),
+        ("codex", "codex/node_modules/@openai/codex/bin/codex.js"),
+        ("gemini", "gemini/node_modules/@google/gemini-cli/bundle/gemini.js"),
+    ];
+    for (agent, binary) in agents {
+        if !agent_available(agent, binary) {
+            continue;
+        }
+        let sandbox = recommended_project(None);
+        let project = sandbox.path("work/proj");
+        sandbox.write("work/proj/.env", "API_TOKEN=not-a-real-secret\n");
+        // Nothing here harms anything when it runs: there is no git repository to push from,
+        // and `rmdir` of a home that is not empty fails.
+        let read = match agent {
+            "claude" => json!({"tool": "Read", "input": {"file_path": project.join(".env")}}),
+            "gemini" => json!({"tool": "read_file", "input": {"file_path": project.join(".env")}}),
+            _ => json!({"tool": "shell", "input": {"command": "cat .env"}}),
+        };
+        let script = json!([
+            {"tools": [{"tool": "shell", "input": {"command": "ls -la"}}, read]},
+            {"tool": "shell", "input": {"command": "git push --force origin main"}},
+            {"tool": "shell", "input": {"command": "rmdir ~"}},
+            {"text": "all done"}
+        ]);
+        let script_path = sandbox.write("script.json", &script.to_string());
+        let output = std::process::Command::new("python3")
+            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents/run_agent.py"))
+            .args(["--agent", agent, "--timeout", "120", "--requests", "none", "--allowed-tools=Bash Read"])
+            .arg("--project")
+            .arg(&project)
+            .arg("--home")
+            .arg(sandbox.path("home"))
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--agents-dir")
+            .arg(agents_dir())
+            .arg("--prompt=tidy up the release")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{agent}: run_agent.py failed\n{}", both(&output));
+        let run = json_stdout(&output);
+        assert_eq!(run["exit_code"], 0, "{agent}: {run}");
+
+        let report = replay_json(&sandbox, &["--agent", agent]);
+        let counts = ["tool_calls", "prompts", "sessions", "denied", "errors"].map(|key| report[key].as_u64());
+        assert_eq!(counts, [Some(4), Some(1), Some(1), Some(3), Some(0)], "{agent}: {report}");
+        let rules: Vec<String> = tools_and_rules(&report).into_iter().map(|(_, rule)| rule).collect();
+        let read_rule = if agent == "codex" { "secrets/shell-read-secret-file" } else { "secrets/read-secret-file" };
+        assert_eq!(rules, [read_rule, "git/push-force", "filesystem/rm-recursive-critical"], "{agent}: {report}");
+    }
+}
+
+/// The real records placed where their agents keep them for the project `work/proj`.
+fn place_real_records(sandbox: &Scratch) {
+    let project = sandbox.path("work/proj");
+    let real = real_records();
+    let mangled: String =
+        project.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let claude = sandbox.path(&format!("home/.claude/projects/{mangled}"));
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::copy(real.join("claude-2.1.328.jsonl"), claude.join("a5228c6e-50ea-4f48-b3e8-0a1a4535c267.jsonl"))
+        .unwrap();
+    // Codex finds a rollout by the `cwd` of its first line.
+    let rollout = std::fs::read_to_string(real.join("codex-0.169.0-rollout.jsonl")).unwrap();
+    sandbox.write(
+        "home/.codex/sessions/2026/11/26/rollout-2026-11-26T23-09-24-01a21a1e.jsonl",
+        &rollout.replace("/home/dev/shop", &project.display().to_string()),
+    );
+    // An other project's rollout is not replayed.
+    sandbox.write("home/.codex/sessions/2026/11/26/rollout-2026-11-26T23-10-00-other.jsonl", &rollout);
+    // Gemini finds a chat directory by its `.project_root`.
+    let chat = std::fs::read_to_string(real.join("gemini-0.61.0-session.jsonl")).unwrap();
+    sandbox.write("home/.gemini/tmp/proj/.project_root", &project.display().to_string());
+    sandbox.write("home/.gemini/tmp/proj/chats/session-2026-11-26T23-09-6b0773ef.jsonl", &chat);
+    sandbox.write("home/.gemini/tmp/other/.project_root", "/home/dev/shop");
+    sandbox.write("home/.gemini/tmp/other/chats/session-2026-11-26T23-10-aaaa.jsonl", &chat);
+}
+
+#[test]
+fn agent_finds_each_agents_records_of_the_current_project() {
+    let sandbox = recommended_project(None);
+    place_real_records(&sandbox);
+    for agent in ["claude", "codex", "gemini"] {
+        let report = replay_json(&sandbox, &["--agent", agent]);
+        let counts = ["tool_calls", "prompts", "sessions", "denied", "errors"].map(|key| report[key].as_u64());
+        assert_eq!(counts, [Some(5), Some(1), Some(1), Some(3), Some(0)], "{agent}: {report}");
+    }
+    // No records of this agent for the project: a clear error, exit 2.
+    let empty = recommended_project(None);
+    let output = empty.hookwire("work/proj", &["replay", "--agent", "gemini"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+    assert!(stderr(&output).contains("no gemini session records of "), "{}", both(&output));
+}
+
+#[test]
+fn since_keeps_the_records_from_then_on_and_refuses_what_is_not_a_time() {
+    let sandbox = recommended_project(None);
+    let dir = real_records();
+    let dir = dir.to_str().unwrap();
+    // The Claude session ran 23:09:21–23:09:23, Codex 23:09:24, Gemini 23:09:28–29.
+    let report = replay_json(&sandbox, &[dir, "--since", "2026-11-26T23:09:24Z"]);
+    let counts = ["tool_calls", "prompts", "sessions", "denied"].map(|key| report[key].as_u64());
+    assert_eq!(counts, [Some(10), Some(2), Some(2), Some(6)], "{report}");
+    let report = replay_json(&sandbox, &[dir, "--since", "2026-11-27"]);
+    assert_eq!((report["tool_calls"].as_u64(), report["sessions"].as_u64()), (Some(0), Some(0)), "{report}");
+    // Same instant, another offset.
+    let report = replay_json(&sandbox, &[dir, "--since", "2026-11-27T01:09:28+02:00"]);
+    assert_eq!(report["tool_calls"].as_u64(), Some(5), "{report}");
+    // The records are older than a few weeks from the clock of any machine running this.
+    let report = replay_json(&sandbox, &[dir, "--since", "30m"]);
+    assert!(report["tool_calls"].as_u64().is_some(), "{report}");
+    for bad in ["7", "7 days", "last week", "2026-11-26T23:09", "3y"] {
+        let output = sandbox.hookwire("work/proj", &["replay", dir, "--since", bad]).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{bad}: {}", both(&output));
+        let error = stderr(&output);
+        assert!(error.contains(&format!("--since {bad:?}")) && error.contains("7d"), "{bad}: {error}");
+    }
 }
