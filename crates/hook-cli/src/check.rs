@@ -282,13 +282,13 @@ fn searched(
     sources: &[config::ConfigSource],
     agent: Option<hook_protocol::Agent>,
 ) -> Vec<Value> {
-    const HOOK_FILES: [&str; 4] = ["hooks.yaml", "hooks.yml", "hooks.json", "hooks"];
+    use hook_host::discover::{HOOK_FILES, RULES_FILES};
     const AGENT_FILES: [&str; 4] =
         [".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json"];
     let mut places: Vec<(std::path::PathBuf, &str)> = Vec::new();
     if !args.no_default_config {
         if let Some(dir) = discover::user_config_dir() {
-            places.extend(HOOK_FILES.iter().map(|f| (dir.join(f), "user")));
+            places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (dir.join(f), "user")));
         }
         if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from) {
             let jdata = home.join(".jdata").join("agent");
@@ -298,9 +298,8 @@ fn searched(
         let start = agent.map_or_else(|| cwd.to_path_buf(), |agent| crate::hook::discovery_start(agent, cwd));
         let roots = discover::project_roots(&start);
         for root in &roots {
-            for dir in [".hookwire", ".jcli"] {
-                places.extend(HOOK_FILES.iter().map(|f| (root.join(dir).join(f), "project")));
-            }
+            places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (root.join(".hookwire").join(f), "project")));
+            places.extend(HOOK_FILES.iter().map(|f| (root.join(".jcli").join(f), "project")));
             places.extend(AGENT_FILES.iter().map(|f| (root.join(f), "project")));
         }
         if roots.is_empty() {

@@ -3,8 +3,8 @@
 //!
 //! | level | places |
 //! |---|---|
-//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/` (hookwire); `~/.jdata/agent/` the same names (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json` |
-//! | project | `<root>/.hookwire/` and `<root>/.jcli/` the same four names; `<root>/.claude/settings.json`, ... as at user level |
+//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/`, `rules.yaml`, `rules.yml` (hookwire); `~/.jdata/agent/` the first four (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json` |
+//! | project | `<root>/.hookwire/` the same six names, `<root>/.jcli/` the first four; `<root>/.claude/settings.json`, ... as at user level |
 //!
 //! A PicoClaw configuration is any of those hook files with a top-level `hooks` object. The
 //! project root is the nearest directory at or above the starting one holding `.hookwire/`,
@@ -18,7 +18,11 @@ use hook_core::Level;
 use hook_protocol::Agent;
 
 /// The hook files of a hookwire or j-cli directory, in the order they are read.
-const HOOK_FILES: [&str; 4] = ["hooks.yaml", "hooks.yml", "hooks.json", "hooks"];
+pub const HOOK_FILES: [&str; 4] = ["hooks.yaml", "hooks.yml", "hooks.json", "hooks"];
+
+/// The rules files a hookwire directory may hold besides its hook files (j-cli's have none): a
+/// guard written as `rules.yaml` must load, never be passed over.
+pub const RULES_FILES: [&str; 2] = ["rules.yaml", "rules.yml"];
 
 /// The settings files of each agent of the Claude Code family, relative to a home or project
 /// directory.
@@ -86,7 +90,7 @@ impl Locations {
 
     /// The project-level sources under `root`, leaving out the settings files of `skip`.
     pub fn project_sources(&self, root: &Path, skip: Option<Agent>) -> Vec<ConfigSource> {
-        let mut sources = sources_in(&root.join(".hookwire"), Level::Project);
+        let mut sources = hookwire_sources_in(&root.join(".hookwire"), Level::Project);
         sources.extend(sources_in(&root.join(".jcli"), Level::Project));
         if self.home.as_deref() != Some(root) {
             sources.extend(agent_sources(root, Level::Project, skip));
@@ -98,7 +102,7 @@ impl Locations {
     pub fn user_sources(&self, skip: Option<Agent>) -> Vec<ConfigSource> {
         let mut sources = Vec::new();
         if let Some(dir) = &self.user_config_dir {
-            sources.extend(sources_in(dir, Level::User));
+            sources.extend(hookwire_sources_in(dir, Level::User));
         }
         if let Some(home) = &self.home {
             sources.extend(sources_in(&home.join(".jdata").join("agent"), Level::User));
@@ -147,6 +151,19 @@ pub fn sources_in(dir: &Path, level: Level) -> Vec<ConfigSource> {
         .filter(|path| path.exists())
         .map(|path| ConfigSource::new(path, level))
         .collect()
+}
+
+/// The hook and rules files of one hookwire directory that exist, in a fixed order.
+pub fn hookwire_sources_in(dir: &Path, level: Level) -> Vec<ConfigSource> {
+    let mut sources = sources_in(dir, level);
+    sources.extend(
+        RULES_FILES
+            .iter()
+            .map(|name| dir.join(name))
+            .filter(|path| path.is_file())
+            .map(|path| ConfigSource::new(path, level)),
+    );
+    sources
 }
 
 /// The agent settings files under `dir` that exist, except `skip`'s own.

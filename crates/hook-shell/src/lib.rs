@@ -711,6 +711,15 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<
                     .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
                     .collect();
                 let first = out.len();
+                if command.words.is_empty() && !writes.is_empty() {
+                    // A redirection alone (`> ~/.bashrc`) truncates its file, as `:` would.
+                    out.push(Invocation {
+                        words: vec![":".to_owned()],
+                        raw: vec![String::new()],
+                        runs_unknown: false,
+                        writes: Vec::new(),
+                    });
+                }
                 let stdin = command.stdin_text();
                 command_stages(&command.words, stdin.as_deref(), depth, levels, out)?;
                 // The command's stages and what it runs (`sh -c '… > f'`) write its

@@ -480,6 +480,11 @@ impl Reader<'_> {
 
     /// A word of the script, read into its pieces.
     fn word(&mut self, raw: &str) -> RawWord {
+        if is_plain(raw) {
+            // Most words of a command line (`git`, `--hard`, `src/main.rs`) hold nothing the
+            // word grammar reads: they are their own text, without a second parse.
+            return RawWord { pieces: vec![Piece::Text(raw.to_owned())], raw: raw.to_owned(), nested: Vec::new() };
+        }
         self.pieces_of(raw, word::parse(raw, &options()))
     }
 
@@ -569,6 +574,12 @@ impl Reader<'_> {
 }
 
 /// Pushes `text` onto the text piece at the end of `pieces`.
+/// Whether `raw` is a word whose every character stands for itself: no quote, escape,
+/// expansion, glob, brace or tilde.
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+%@^".contains(&b))
+}
+
 fn push_text(pieces: &mut Vec<Piece>, text: &str) {
     match pieces.last_mut() {
         Some(Piece::Text(last)) => last.push_str(text),

@@ -332,7 +332,10 @@ pub fn is_config_path(relative: &Path) -> bool {
     let name = relative.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let rest: Vec<_> = relative.components().skip(1).collect();
     match rest.len() {
-        1 => ["hooks.yaml", "hooks.yml", "hooks.json"].contains(&name.as_str()),
+        1 => {
+            ["hooks.yaml", "hooks.yml", "hooks.json"].contains(&name.as_str())
+                || (first.as_os_str() == ".hookwire" && ["rules.yaml", "rules.yml"].contains(&name.as_str()))
+        }
         3 => rest[0].as_os_str() == "hooks" && (name == "HOOK.yaml" || name == "HOOK.yml"),
         _ => false,
     }

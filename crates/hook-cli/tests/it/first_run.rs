@@ -264,3 +264,32 @@ fn hooks_read_the_tool_input_in_the_agents_member_order() {
     let line = fs::read_to_string(&seen).unwrap();
     assert!(line.contains(r#""tool_input":{"file_path":"/tmp/x","content":"hi","b":1,"a":{"z":1,"y":2}}"#), "{line}");
 }
+
+/// The rule packs where a person puts them: `.hookwire/rules.yaml` of the project (held back
+/// until trusted, then denying), and `rules.yaml` of the user's configuration directory (no
+/// trust step: the user's own). A rules file under either name is never passed over.
+#[test]
+fn a_rules_file_named_rules_yaml_guards_at_project_and_user_level() {
+    for agent in ["claude", "gemini", "codex"] {
+        let run = FirstRun::new(&format!("first-run-rules-{agent}"));
+        run.ok(&["install", agent, "--project"]);
+        run.write("proj/.hookwire/rules.yaml", "packs: [recommended]\n");
+        let listing = run.ok(&["check", "--agent", agent]);
+        assert!(listing.contains(".hookwire/rules.yaml"), "{agent}: check lists the rules file: {listing}");
+        let (decision, text) = verdict(agent, &run.call(agent, "proj", &run.tool_call(agent, "rm -rf ~")));
+        let held = if agent == "claude" { "ask" } else { "deny" };
+        assert_eq!(decision, held, "{agent}: an untrusted rules file is held back, never silent: {text}");
+        assert!(text.contains("rules.yaml"), "{agent}: {text}");
+        run.ok(&["trust", "--yes"]);
+        let output = run.call(agent, "proj", &run.tool_call(agent, "git reset --hard HEAD~3"));
+        assert_denied(agent, &output, "a pack rule of the trusted .hookwire/rules.yaml");
+        let (decision, _) = verdict(agent, &run.call(agent, "proj", &run.tool_call(agent, "git status")));
+        assert_eq!(decision, "allow", "{agent}: a harmless call");
+
+        let run = FirstRun::new(&format!("first-run-user-rules-{agent}"));
+        run.ok(&["install", agent, "--project"]);
+        run.write("home/.config/hookwire/rules.yaml", "packs: [recommended]\n");
+        let output = run.call(agent, "proj", &run.tool_call(agent, "rm -rf ~"));
+        assert_denied(agent, &output, "the user's rules.yaml");
+    }
+}
