@@ -31,6 +31,7 @@ mod install;
 mod log;
 mod record;
 mod replay;
+mod rules_cmd;
 mod serve;
 mod session;
 mod stats;
@@ -117,6 +118,9 @@ enum Command {
     Log(log::LogArgs),
     /// A local web dashboard of the decision store, live (docs/observability.md).
     Ui(ui::UiArgs),
+    /// Guard rules: list the packs compiled into hookwire, or explain what the rules decide
+    /// about one tool call and why.
+    Rules(rules_cmd::RulesArgs),
     /// Print a shell completion script: `hookwire completions bash > /etc/bash_completion.d/hookwire`.
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff): `hookwire man | man -l -`, or one subcommand's page.
@@ -343,6 +347,7 @@ fn main() -> ExitCode {
                 Command::Completions(args) => completions::completions(&args),
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
+                Command::Rules(args) => rules_cmd::run(args),
                 Command::Test(args) => test::run(args).await,
                 Command::Replay(args) => replay::run(args).await,
                 Command::Serve(args) => serve::run(args).await,

@@ -16,6 +16,7 @@ mod published;
 mod real_agents;
 mod recursion;
 mod replay;
+mod rules_cli;
 mod store;
 mod telemetry;
 mod trust;
