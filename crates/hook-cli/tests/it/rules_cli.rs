@@ -161,3 +161,33 @@ fn permission_decision(output: &Output) -> Value {
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
     answer["hookSpecificOutput"]["permissionDecision"].clone()
 }
+
+#[test]
+fn check_lists_rules_files_their_packs_and_mode_and_a_refused_one_as_an_error() {
+    let scratch = Scratch::new("rules-check");
+    let good = scratch.write("home/.config/hookwire/hooks.yaml", "packs: [git, secrets]\nmode: shadow\n");
+    let broken = scratch.write("broken.yaml", "packs: [git]\nrules:\n  - name: x\n    comand: rm\n");
+    let broken_arg = broken.display().to_string();
+
+    let text = run(&scratch, &["check", "--config", &broken_arg], None);
+    assert_eq!(text.status.code(), Some(2), "the refused file is an error: {}", both(&text));
+    let listing = stdout(&text);
+    assert!(
+        listing.contains(&format!("  {}  [user]  ", good.display()))
+            && listing.contains("packs=git,secrets  mode=shadow"),
+        "{listing}"
+    );
+    assert!(listing.contains(&format!("  {}  refused", broken.display())), "{listing}");
+    assert!(listing.contains("packs in use: git, secrets"), "{listing}");
+
+    let json = json_stdout(&run(&scratch, &["check", "--config", &broken_arg, "--format", "json"], None));
+    let files = json["rules_files"].as_array().unwrap();
+    let loaded = files.iter().find(|f| f["path"] == good.display().to_string()).expect("the good file is listed");
+    assert_eq!(loaded["level"], "user");
+    assert_eq!(loaded["mode"], "shadow");
+    assert_eq!(loaded["packs"], json!(["git", "secrets"]));
+    assert!(loaded["rules"].as_u64().unwrap() > 10, "{loaded}");
+    let refused = files.iter().find(|f| f["path"] == broken_arg).expect("the refused file is listed");
+    assert!(refused["error"].as_str().unwrap().contains("comand"), "{refused}");
+    assert_eq!(json["packs"], json!(["git", "secrets"]));
+}
