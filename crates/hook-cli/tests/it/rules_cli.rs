@@ -155,8 +155,7 @@ fn explain_reads_a_whole_agent_input_and_refuses_a_broken_rules_file() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("broken.yaml"), "{}", both(&refused));
 }
 
-/// Used by later tests.
-#[allow(dead_code)]
+/// The `permissionDecision` of a Claude Code answer.
 fn permission_decision(output: &Output) -> Value {
     let answer: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
     answer["hookSpecificOutput"]["permissionDecision"].clone()
@@ -190,4 +189,42 @@ fn check_lists_rules_files_their_packs_and_mode_and_a_refused_one_as_an_error() 
     let refused = files.iter().find(|f| f["path"] == broken_arg).expect("the refused file is listed");
     assert!(refused["error"].as_str().unwrap().contains("comand"), "{refused}");
     assert_eq!(json["packs"], json!(["git", "secrets"]));
+}
+
+#[test]
+fn the_decision_store_names_the_deciding_rule_and_log_filters_by_it() {
+    let scratch = Scratch::new("rules-log");
+    let rules = scratch.write("rules.yaml", USER_RULES.replace("decision: ask", "decision: deny").as_str());
+    let rules_arg = rules.display().to_string();
+    let work = scratch.path("work").display().to_string();
+    let bridge = ["hook", "claude", "--no-default-config", "--config", &rules_arg];
+    for (command, expected) in [("git reset --hard", "deny"), ("psql prod", "deny"), ("ls", "null")] {
+        let output = run(&scratch, &bridge, Some(&claude_bash(&work, command)));
+        assert!(output.status.success(), "{}", both(&output));
+        assert_eq!(
+            permission_decision(&output).to_string().trim_matches('"'),
+            expected,
+            "{command}: {}",
+            both(&output)
+        );
+    }
+    let log = |args: &[&str]| -> Vec<Value> {
+        let mut all = vec!["log", "--format", "json"];
+        all.extend_from_slice(args);
+        let output = run(&scratch, &all, None);
+        assert!(output.status.success(), "{}", both(&output));
+        stdout(&output).lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    };
+    let pack = log(&["--rule", "reset-hard"]);
+    assert_eq!(pack.len(), 1, "{pack:?}");
+    assert_eq!(pack[0]["hooks"][0]["rule"], "git/reset-hard");
+    assert_eq!(pack[0]["hooks"][0]["rule_place"], "pack git");
+    let own = log(&["--rule", "no-prod-psql"]);
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert_eq!(own[0]["hooks"][0]["rule_place"], format!("{}:3", rules.display()));
+    assert!(log(&["--rule", "clean-force"]).is_empty());
+
+    let text = stdout(&run(&scratch, &["log"], None));
+    assert!(text.contains("rule git/reset-hard (pack git)"), "{text}");
+    assert!(text.contains(&format!("rule no-prod-psql ({}:3)", rules.display())), "{text}");
 }
