@@ -235,6 +235,9 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
             .map(|w| diagnostic(Some(&w.file), w.line, w.column, w.hook.as_deref(), &w.message, w.to_string())),
     );
     sandbox_diagnostics(&loaded.specs, &mut errors, &mut warnings);
+    if !args.no_default_config {
+        warnings.extend(managed_writable());
+    }
     let untrusted = loaded
         .untrusted
         .iter()
@@ -287,6 +290,9 @@ fn searched(
         [".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json"];
     let mut places: Vec<(std::path::PathBuf, &str)> = Vec::new();
     if !args.no_default_config {
+        if let Some(dir) = hook_host::Locations::from_env().managed_dir {
+            places.extend(HOOK_FILES.iter().map(|f| (dir.join(f), "managed")));
+        }
         if let Some(dir) = discover::user_config_dir() {
             places.extend(HOOK_FILES.iter().map(|f| (dir.join(f), "user")));
         }
@@ -699,4 +705,34 @@ fn print_rules_listing(specs: &[HookSpec], errors: &[Value]) {
     if !packs.is_empty() {
         outln!("packs in use: {}", packs.join(", "));
     }
+}
+
+/// A warning for each part of the managed configuration directory the current (non-root)
+/// user can write: the managed level is not trust-gated because only root should be able to
+/// change it, so a writable one is a policy anyone here can weaken.
+fn managed_writable() -> Vec<Value> {
+    use nix::unistd::{AccessFlags, access};
+    use std::os::unix::fs::MetadataExt as _;
+    let Some(dir) = hook_host::Locations::from_env().managed_dir else { return Vec::new() };
+    // `/proc/self` belongs to the process's effective user; root may write anything.
+    let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if is_root || !dir.is_dir() {
+        return Vec::new();
+    }
+    let mut paths = vec![dir.clone()];
+    paths.extend(["hooks.yaml", "hooks.yml", "hooks.json", "hooks"].iter().map(|f| dir.join(f)).filter(|p| p.exists()));
+    paths
+        .into_iter()
+        .filter(|path| access(path.as_path(), AccessFlags::W_OK).is_ok())
+        .map(|path| {
+            let message = format!(
+                "the managed configuration {} is writable by this user: anyone who can write it can change the machine's policy, which no trust check guards; make it root-owned and not writable by others (`sudo chown -R root: {} && sudo chmod -R go-w {}`)",
+                path.display(),
+                dir.display(),
+                dir.display()
+            );
+            let text = format!("{}: {message}", path.display());
+            diagnostic(Some(&path), None, None, None, &message, text)
+        })
+        .collect()
 }

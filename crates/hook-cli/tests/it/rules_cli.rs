@@ -228,3 +228,92 @@ fn the_decision_store_names_the_deciding_rule_and_log_filters_by_it() {
     assert!(text.contains("rule git/reset-hard (pack git)"), "{text}");
     assert!(text.contains(&format!("rule no-prod-psql ({}:3)", rules.display())), "{text}");
 }
+
+#[test]
+fn a_managed_deny_stands_against_a_trusted_project_allow_through_the_claude_bridge() {
+    let scratch = Scratch::new("rules-managed");
+    // The project enables the git pack and excepts `git reset --hard` from it: on its own, its
+    // exception works.
+    scratch.write(
+        "work/.hookwire/hooks.yaml",
+        "packs: [git]\nallow:\n  - name: let-me-reset\n    command: git reset --hard\n",
+    );
+    let trusted = run(&scratch, &["trust", "--yes"], None);
+    assert!(trusted.status.success(), "{}", both(&trusted));
+    let work = scratch.path("work").display().to_string();
+    let payload = claude_bash(&work, "git reset --hard HEAD~1");
+    let before = run(&scratch, &["hook", "claude"], Some(&payload));
+    assert!(before.status.success(), "{}", both(&before));
+    assert_eq!(permission_decision(&before), Value::Null, "the project's exception holds: {}", both(&before));
+
+    // The machine's managed configuration enables the same pack: the project's exception cannot
+    // weaken it.
+    let managed = scratch.write("managed/hooks.yaml", "packs: [git]\n");
+    let after = run(&scratch, &["hook", "claude"], Some(&payload));
+    assert!(after.status.success(), "{}", both(&after));
+    assert_eq!(permission_decision(&after), "deny", "{}", both(&after));
+    let answer: Value = serde_json::from_slice(&after.stdout).unwrap();
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.contains("git/reset-hard"), "{reason}");
+
+    // A project rule that explicitly allows does not weaken it either.
+    scratch.write(
+        "work/.hookwire/hooks.yaml",
+        "rules:\n  - name: resets-are-fine\n    command: git reset\n    decision: allow\n",
+    );
+    assert!(run(&scratch, &["trust", "--yes"], None).status.success());
+    let again = run(&scratch, &["hook", "claude"], Some(&payload));
+    assert_eq!(permission_decision(&again), "deny", "{}", both(&again));
+
+    // explain and check see the managed level.
+    let explain = run(&scratch, &["rules", "explain", "git reset --hard", "--format", "json"], None);
+    assert_eq!(explain.status.code(), Some(2), "{}", both(&explain));
+    let out = json_stdout(&explain);
+    assert_eq!(out["decided_by"]["level"], "managed", "{out}");
+    assert_eq!(out["decided_by"]["rules_file"], managed.display().to_string());
+    let check = json_stdout(&run(&scratch, &["check", "--format", "json"], None));
+    let files = check["rules_files"].as_array().unwrap();
+    assert!(files.iter().any(|f| f["level"] == "managed" && f["path"] == managed.display().to_string()), "{check}");
+    assert!(
+        check["searched"].as_array().unwrap().iter().any(|p| p["level"] == "managed" && p["loaded"] == true),
+        "{check}"
+    );
+}
+
+#[test]
+fn check_warns_about_a_managed_directory_the_user_can_write() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let scratch = Scratch::new("rules-managed-writable");
+    let managed = scratch.path("managed");
+    scratch.write("managed/hooks.yaml", "packs: [git]\n");
+    // The warning is about a user who is not root: as root, run `check` as nobody.
+    let is_root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let check = |mode: u32| -> String {
+        std::fs::set_permissions(&managed, std::fs::Permissions::from_mode(mode)).unwrap();
+        std::fs::set_permissions(managed.join("hooks.yaml"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut command = if is_root {
+            let mut command = std::process::Command::new("setpriv");
+            command.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_hookwire")]);
+            command
+        } else {
+            std::process::Command::new(env!("CARGO_BIN_EXE_hookwire"))
+        };
+        let output = command
+            .args(["check", "--format", "json"])
+            .current_dir("/")
+            .env("HOME", scratch.path("home"))
+            .env("XDG_CONFIG_HOME", scratch.path("home/.config"))
+            .env("HOOKWIRE_MANAGED_DIR", &managed)
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // Traversable for nobody, writable only by its owner.
+    std::fs::set_permissions(scratch.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let safe = check(0o755);
+    let writable = check(0o777);
+    let warning = format!("the managed configuration {} is writable by this user", managed.display());
+    assert!(!safe.contains(&warning), "{safe}");
+    assert!(writable.contains(&warning), "{writable}");
+}
