@@ -227,6 +227,30 @@ fn the_decision_store_names_the_deciding_rule_and_log_filters_by_it() {
     let text = stdout(&run(&scratch, &["log"], None));
     assert!(text.contains("rule git/reset-hard (pack git)"), "{text}");
     assert!(text.contains(&format!("rule no-prod-psql ({}:3)", rules.display())), "{text}");
+
+    // The audit log of `fire` names it too.
+    let audit = scratch.path("audit.jsonl");
+    let audit_arg = audit.display().to_string();
+    let context =
+        json!({"tool_name": "Bash", "tool_arguments": "{\"command\": \"sudo git reset --hard\"}"}).to_string();
+    let fire = [
+        "fire",
+        "pre_tool_execution",
+        "--no-default-config",
+        "--config",
+        &rules_arg,
+        "--context",
+        "-",
+        "--audit",
+        &audit_arg,
+    ];
+    let fired = run(&scratch, &fire, Some(&context));
+    assert!(fired.status.success(), "{}", both(&fired));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&audit).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["action"], "deny_tool");
+    assert_eq!(lines[0]["rule"], "git/reset-hard", "{lines:?}");
 }
 
 #[test]
