@@ -14,7 +14,7 @@ pub(crate) fn append(path: &Path, outcome: &FireOutcome) -> std::io::Result<()> 
     let time_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
     let mut lines = String::new();
     for entry in &outcome.trace {
-        let line = json!({
+        let mut line = json!({
             "time_ms": time_ms,
             "event": outcome.event.as_str(),
             "id": entry.id.as_str(),
@@ -24,6 +24,12 @@ pub(crate) fn append(path: &Path, outcome: &FireOutcome) -> std::io::Result<()> 
             "duration_ms": entry.duration.as_secs_f64() * 1000.0,
             "attempts": entry.attempts,
         });
+        // The run that halted the chain: a rules hook's reason names the guard rule.
+        if entry.action.is_some()
+            && let Some(rule) = outcome.reason.as_deref().and_then(hook_store::rule_in_reason)
+        {
+            line["rule"] = json!(rule);
+        }
         lines.push_str(&line.to_string());
         lines.push('\n');
     }

@@ -235,6 +235,9 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
             .map(|w| diagnostic(Some(&w.file), w.line, w.column, w.hook.as_deref(), &w.message, w.to_string())),
     );
     sandbox_diagnostics(&loaded.specs, &mut errors, &mut warnings);
+    if !args.no_default_config {
+        warnings.extend(managed_writable());
+    }
     let untrusted = loaded
         .untrusted
         .iter()
@@ -287,6 +290,9 @@ fn searched(
         [".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json"];
     let mut places: Vec<(std::path::PathBuf, &str)> = Vec::new();
     if !args.no_default_config {
+        if let Some(dir) = hook_host::Locations::from_env().managed_dir {
+            places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (dir.join(f), "managed")));
+        }
         if let Some(dir) = discover::user_config_dir() {
             places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (dir.join(f), "user")));
         }
@@ -347,6 +353,9 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
             });
             // Only with a sandboxed hook: what the kernel offers differs from machine to machine.
             let mut out = out;
+            let (rules_files, packs) = rules_listing(&checked.specs, &checked.errors);
+            out["rules_files"] = json!(rules_files);
+            out["packs"] = json!(packs);
             if checked.specs.iter().any(|spec| sandbox_of(spec).is_some()) {
                 out["sandbox_support"] = support_json();
             }
@@ -397,6 +406,7 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
             if checked.specs.iter().any(|spec| sandbox_of(spec).is_some()) {
                 outln!("sandbox: {}", hook_sandbox::support().describe());
             }
+            print_rules_listing(&checked.specs, &checked.errors);
             for warning in &checked.warnings {
                 outln!("warning: {}", terminal::safe(&text_of(warning)));
             }
@@ -597,4 +607,131 @@ fn seconds_hint(error: &mut Value) {
     };
     error["message"] = json!(message);
     error["text"] = json!(new_text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules files: each with its level, its rule count, the packs it enables and its mode, and the
+// refused ones (an error refuses the whole file; the bridge then fails closed on blocking
+// events), so a person sees which guards are in force.
+// ---------------------------------------------------------------------------------------------
+
+/// The rules files loaded (and those refused) and the packs in use, as JSON.
+fn rules_listing(specs: &[HookSpec], errors: &[Value]) -> (Vec<Value>, Vec<&'static str>) {
+    use hook_protocol::rules::{Mode, PackName};
+    let mut files = Vec::new();
+    let mut in_use: Vec<PackName> = Vec::new();
+    for spec in specs {
+        let HookDefinition::Rules(file) = &spec.definition else { continue };
+        let packs = hook_rules::packs::expand(&file.packs);
+        let count = match hook_rules::RuleSet::compile(file) {
+            Ok(set) => set.rules().len(),
+            Err(_) => file.rules.len() + file.allow.len(),
+        };
+        for pack in &packs {
+            if !in_use.contains(pack) {
+                in_use.push(*pack);
+            }
+        }
+        let shadow_rules = file.rules.iter().chain(&file.allow).filter(|r| r.mode == Some(Mode::Shadow)).count();
+        files.push(json!({
+            "path": spec.source.file.display().to_string(),
+            "level": spec.level.as_str(),
+            "hook": spec.name,
+            "rules": count,
+            "own_rules": file.rules.len(),
+            "allow": file.allow.len(),
+            "packs": file.packs.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+            "mode": if file.mode == Some(Mode::Shadow) { "shadow" } else { "enforce" },
+            "shadow_rules": shadow_rules,
+            "error": Value::Null,
+        }));
+    }
+    let mut refused: Vec<String> = Vec::new();
+    for error in errors {
+        let Some(path) = error["file"].as_str() else { continue };
+        if refused.iter().any(|p| p == path) || !is_rules_file(Path::new(path)) {
+            continue;
+        }
+        refused.push(path.to_owned());
+        files.push(json!({
+            "path": path,
+            "level": Value::Null,
+            "rules": 0,
+            "packs": [],
+            "mode": Value::Null,
+            "error": error["text"],
+        }));
+    }
+    in_use.sort();
+    (files, in_use.into_iter().map(PackName::as_str).collect())
+}
+
+/// Whether the file at `path` is a rules file (a top-level `rules:`, `packs:` or `allow:`),
+/// read without validating it: a refused one must still be listed as one.
+fn is_rules_file(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    const KEYS: [&str; 3] = hook_protocol::rules::RulesFile::KEYS;
+    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) {
+        return map.keys().any(|key| KEYS.contains(&key.as_str()));
+    }
+    text.lines().any(|line| {
+        KEYS.iter().any(|key| line.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with(':')))
+    })
+}
+
+/// The text listing of [`rules_listing`].
+fn print_rules_listing(specs: &[HookSpec], errors: &[Value]) {
+    let (files, packs) = rules_listing(specs, errors);
+    if files.is_empty() {
+        return;
+    }
+    outln!("rules files:");
+    for file in &files {
+        let path = terminal::safe(file["path"].as_str().unwrap_or_default()).into_owned();
+        if let Some(error) = file["error"].as_str() {
+            outln!("  {path}  refused (fails closed on blocking events): {}", terminal::safe(error));
+            continue;
+        }
+        let packs: Vec<&str> = file["packs"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        outln!(
+            "  {path}  [{}]  {} rules  packs={}  mode={}",
+            file["level"].as_str().unwrap_or_default(),
+            file["rules"],
+            if packs.is_empty() { "-".to_owned() } else { packs.join(",") },
+            file["mode"].as_str().unwrap_or_default(),
+        );
+    }
+    if !packs.is_empty() {
+        outln!("packs in use: {}", packs.join(", "));
+    }
+}
+
+/// A warning for each part of the managed configuration directory the current (non-root)
+/// user can write: the managed level is not trust-gated because only root should be able to
+/// change it, so a writable one is a policy anyone here can weaken.
+fn managed_writable() -> Vec<Value> {
+    use nix::unistd::{AccessFlags, access};
+    use std::os::unix::fs::MetadataExt as _;
+    let Some(dir) = hook_host::Locations::from_env().managed_dir else { return Vec::new() };
+    // `/proc/self` belongs to the process's effective user; root may write anything.
+    let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if is_root || !dir.is_dir() {
+        return Vec::new();
+    }
+    let mut paths = vec![dir.clone()];
+    paths.extend(["hooks.yaml", "hooks.yml", "hooks.json", "hooks"].iter().map(|f| dir.join(f)).filter(|p| p.exists()));
+    paths
+        .into_iter()
+        .filter(|path| access(path.as_path(), AccessFlags::W_OK).is_ok())
+        .map(|path| {
+            let message = format!(
+                "the managed configuration {} is writable by this user: anyone who can write it can change the machine's policy, which no trust check guards; make it root-owned and not writable by others (`sudo chown -R root: {} && sudo chmod -R go-w {}`)",
+                path.display(),
+                dir.display(),
+                dir.display()
+            );
+            let text = format!("{}: {message}", path.display());
+            diagnostic(Some(&path), None, None, None, &message, text)
+        })
+        .collect()
 }

@@ -174,9 +174,33 @@ fn report_drops(drops: &Drops) {
     eprintln!("warning: the decision store dropped {} row(s) instead of writing them ({})", drops.rows, why.join("; "));
 }
 
-/// A fire as one JSON object, its hook runs in it.
+/// A fire as one JSON object, its hook runs in it; a run that a guard rule decided also gets
+/// `rule_place`: `pack <name>` or the rule's `file:line`.
 pub(crate) fn fire_json(fire: &StoredFire) -> Value {
-    serde_json::to_value(fire).unwrap_or_default()
+    let mut value = serde_json::to_value(fire).unwrap_or_default();
+    for (run, json) in fire.hooks.iter().zip(value["hooks"].as_array_mut().into_iter().flatten()) {
+        if let Some(place) = rule_place(run) {
+            json["rule_place"] = json!(place);
+        }
+    }
+    value
+}
+
+/// Where the rule that decided `run` is written: `pack git` for a pack's rule, the rules
+/// file's `path:line` for a file's own (the line found by the rule's name, now).
+fn rule_place(run: &hook_store::StoredHookRun) -> Option<String> {
+    let rule = run.rule.as_deref()?;
+    if let Some((pack, _)) = rule.split_once('/')
+        && hook_protocol::rules::PackName::ALL.iter().any(|p| p.as_str() == pack)
+    {
+        return Some(format!("pack {pack}"));
+    }
+    let file = run.source_file.as_deref()?;
+    let line = std::fs::read_to_string(file).ok().and_then(|text| hook_rules::explain::name_line(&text, rule));
+    Some(match line {
+        Some(line) => format!("{file}:{line}"),
+        None => file.to_owned(),
+    })
 }
 
 fn print_fire(fire: &StoredFire, format: Format) {
@@ -201,6 +225,11 @@ fn print_fire(fire: &StoredFire, format: Format) {
             (Some(file), Some(line)) => format!("  {}:{line}", terminal::safe(file)),
             (Some(file), None) => format!("  {}", terminal::safe(file)),
             _ => String::new(),
+        };
+        let source = match (&run.rule, rule_place(run)) {
+            (Some(rule), Some(place)) => format!("  rule {} ({})", terminal::safe(rule), terminal::safe(&place)),
+            (Some(rule), None) => format!("  rule {}", terminal::safe(rule)),
+            _ => source,
         };
         outln!(
             "    {}  {}{}  {:.1}ms{}{}",

@@ -32,6 +32,7 @@ mod log;
 mod plugin;
 mod record;
 mod replay;
+mod rules_cmd;
 mod serve;
 mod session;
 mod stats;
@@ -120,6 +121,9 @@ enum Command {
     Log(log::LogArgs),
     /// A local web dashboard of the decision store, live (docs/observability.md).
     Ui(ui::UiArgs),
+    /// Guard rules: list the packs compiled into hookwire, or explain what the rules decide
+    /// about one tool call and why.
+    Rules(rules_cmd::RulesArgs),
     /// Print a shell completion script: `hookwire completions bash > /etc/bash_completion.d/hookwire`.
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff): `hookwire man | man -l -`, or one subcommand's page.
@@ -347,6 +351,7 @@ fn main() -> ExitCode {
                 Command::Man(args) => completions::man(&args),
                 Command::Install(args) => install::run(&args),
                 Command::Plugin(args) => plugin::run(&args),
+                Command::Rules(args) => rules_cmd::run(args),
                 Command::Test(args) => test::run(args).await,
                 Command::Replay(args) => replay::run(args).await,
                 Command::Serve(args) => serve::run(args).await,

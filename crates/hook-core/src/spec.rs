@@ -18,6 +18,9 @@ use crate::{BuildError, Gate, Hook, Observer};
 pub enum Level {
     /// Compiled into the host.
     Builtin,
+    /// The machine's managed configuration (`/etc/hookwire/`): runs before the user's, so a
+    /// denial there halts the chain before any lower level can answer.
+    Managed,
     /// The user's configuration.
     User,
     /// The project's configuration (runs only when trusted).
@@ -28,12 +31,13 @@ pub enum Level {
 
 impl Level {
     /// Every level, in run order.
-    pub const ALL: [Level; 4] = [Level::Builtin, Level::User, Level::Project, Level::Session];
+    pub const ALL: [Level; 5] = [Level::Builtin, Level::Managed, Level::User, Level::Project, Level::Session];
 
-    /// `builtin`, `user`, `project` or `session`.
+    /// `builtin`, `managed`, `user`, `project` or `session`.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Builtin => "builtin",
+            Level::Managed => "managed",
             Level::User => "user",
             Level::Project => "project",
             Level::Session => "session",

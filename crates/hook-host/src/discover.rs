@@ -3,6 +3,7 @@
 //!
 //! | level | places |
 //! |---|---|
+//! | managed | `/etc/hookwire/` (`$HOOKWIRE_MANAGED_DIR` instead, when set): the same six names as the user's |
 //! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/`, `rules.yaml`, `rules.yml` (hookwire); `~/.jdata/agent/` the first four (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json` |
 //! | project | `<root>/.hookwire/` the same six names, `<root>/.jcli/` the first four; `<root>/.claude/settings.json`, ... as at user level |
 //!
@@ -10,6 +11,11 @@
 //! project root is the nearest directory at or above the starting one holding `.hookwire/`,
 //! `.jcli/` or an agent's settings file (the home directory's own `~/.claude` is user
 //! configuration, never a project).
+//!
+//! The managed level is the machine's policy, installed by its administrator: it loads before
+//! the user's and runs first, so its denials halt the chain before a lower level can answer;
+//! it is not trust-gated (its directory is expected to be root-owned; `hookwire check` warns
+//! when the current user can write it).
 
 use std::path::{Path, PathBuf};
 
@@ -33,10 +39,20 @@ pub const AGENT_FILES: [(Agent, &str); 4] = [
     (Agent::Codex, ".codex/hooks.json"),
 ];
 
-/// The two directories discovery starts from: hookwire's user configuration directory and the
-/// user's home.
+/// The environment variable naming the managed configuration directory instead of
+/// [`MANAGED_DIR`] (for tests, and for machines that keep it elsewhere).
+const MANAGED_DIR_ENV: &str = "HOOKWIRE_MANAGED_DIR";
+
+/// The managed configuration directory by default.
+const MANAGED_DIR: &str = "/etc/hookwire";
+
+/// The directories discovery starts from: the managed configuration directory, hookwire's
+/// user configuration directory and the user's home.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Locations {
+    /// The machine's managed configuration directory (`/etc/hookwire`), loaded above the
+    /// user's; `None`: no managed level.
+    pub managed_dir: Option<PathBuf>,
     /// hookwire's user configuration directory (user hook files, the trust store);
     /// `None`: no user configuration, and no trust record.
     pub user_config_dir: Option<PathBuf>,
@@ -47,14 +63,24 @@ pub struct Locations {
 
 impl Locations {
     /// The locations of this process's environment: `$XDG_CONFIG_HOME/hookwire`, else
-    /// `$HOME/.config/hookwire`; and `$HOME`.
+    /// `$HOME/.config/hookwire`; `$HOME`; and `$HOOKWIRE_MANAGED_DIR`, else `/etc/hookwire`.
     pub fn from_env() -> Locations {
         let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
         let user_config_dir = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
             Some(xdg) => Some(PathBuf::from(xdg).join("hookwire")),
             None => home.as_ref().map(|home| home.join(".config").join("hookwire")),
         };
-        Locations { user_config_dir, home }
+        let managed_dir = Some(
+            std::env::var_os(MANAGED_DIR_ENV)
+                .filter(|v| !v.is_empty())
+                .map_or_else(|| PathBuf::from(MANAGED_DIR), PathBuf::from),
+        );
+        Locations { managed_dir, user_config_dir, home }
+    }
+
+    /// The managed-level sources that exist.
+    pub fn managed_sources(&self) -> Vec<ConfigSource> {
+        self.managed_dir.as_deref().map(|dir| hookwire_sources_in(dir, Level::Managed)).unwrap_or_default()
     }
 
     /// The trust records file: `<user config dir>/trust.json`.
@@ -111,7 +137,7 @@ impl Locations {
         sources
     }
 
-    /// Everything to load: unless `no_default`, the user's and the projects' configuration
+    /// Everything to load: unless `no_default`, the managed, the user's and the projects' configuration
     /// (every project root at or above `cwd`, see [`Locations::project_roots`]), then each of `explicit` at user level (trusted: the caller named
     /// it), relative paths taken from `cwd`.
     ///
@@ -126,6 +152,7 @@ impl Locations {
     ) -> Vec<ConfigSource> {
         let mut sources = Vec::new();
         if !no_default {
+            sources.extend(self.managed_sources());
             sources.extend(self.user_sources(skip));
             for root in self.project_roots(cwd) {
                 sources.extend(self.project_sources(&root, skip));

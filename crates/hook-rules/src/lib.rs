@@ -36,6 +36,7 @@
 //! ```
 
 mod command;
+pub mod explain;
 mod glob;
 mod hook;
 pub mod packs;

@@ -108,6 +108,16 @@ pub struct FireRecord {
     pub hooks: Vec<HookRun>,
 }
 
+/// The guard rule a rules hook's reason names: `pack/name` or a file's rule `name`, from the
+/// `(hookwire rule NAME)` that hook-rules writes into every reason it gives.
+pub fn rule_in_reason(reason: &str) -> Option<&str> {
+    const MARK: &str = "(hookwire rule ";
+    let start = reason.find(MARK)? + MARK.len();
+    let rest = &reason[start..];
+    let name = &rest[..rest.find(|c: char| c == ')' || c.is_whitespace())?];
+    (!name.is_empty()).then_some(name)
+}
+
 /// `deny`, `ask`, `allow`, ... (see [`FireRecord::verdict`]).
 pub(crate) fn verdict(outcome: &FireOutcome) -> String {
     match outcome.decision {
@@ -143,7 +153,8 @@ impl HookRun {
         let kind = summary.map(|s| s.kind.as_str().to_owned());
         HookRun {
             hook_id: entry.id.as_str().to_owned(),
-            rule: kind.as_deref().filter(|k| *k == "rule").map(|_| entry.id.as_str().to_owned()),
+            // Known only for the run that decided, from the fire's reason (see `from_outcome`).
+            rule: None,
             kind,
             source_file: source.map(|s| s.file.display().to_string()),
             source_line: source.and_then(|s| s.line).and_then(|l| i64::try_from(l).ok()),
@@ -190,7 +201,14 @@ impl FireRecord {
             hooks: outcome
                 .trace
                 .iter()
-                .map(|entry| HookRun::from_trace(entry, hooks.iter().find(|h| h.id == entry.id)))
+                .map(|entry| {
+                    let mut run = HookRun::from_trace(entry, hooks.iter().find(|h| h.id == entry.id));
+                    if entry.action.is_some() && run.kind.as_deref() == Some("rules") {
+                        // The rules hook that halted the chain: its reason names the rule.
+                        run.rule = outcome.reason.as_deref().and_then(rule_in_reason).map(str::to_owned);
+                    }
+                    run
+                })
                 .collect(),
         }
     }
@@ -205,5 +223,19 @@ impl FireRecord {
     pub fn project(mut self, project: impl Into<String>) -> FireRecord {
         self.project = Some(project.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rule_in_reason;
+
+    #[test]
+    fn the_rule_is_read_out_of_a_rules_reason() {
+        let reason = "`git reset --hard` discards every uncommitted change (hookwire rule git/reset-hard) [command: `git reset --hard`]";
+        assert_eq!(rule_in_reason(reason), Some("git/reset-hard"));
+        assert_eq!(rule_in_reason("talks to production (hookwire rule no-prod-psql)"), Some("no-prod-psql"));
+        assert_eq!(rule_in_reason("denied by hook `guard`"), None);
+        assert_eq!(rule_in_reason("(hookwire rule "), None);
     }
 }

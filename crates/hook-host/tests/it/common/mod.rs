@@ -49,9 +49,11 @@ impl Sandbox {
     /// A host builder discovering from `project/`, with this sandbox's user configuration
     /// directory and home (never the real ones).
     pub fn host(&self) -> HostBuilder {
-        hook_host::Host::builder()
-            .project_dir(self.project())
-            .locations(Locations { user_config_dir: Some(self.path("config")), home: Some(self.path("home")) })
+        hook_host::Host::builder().project_dir(self.project()).locations(Locations {
+            managed_dir: None,
+            user_config_dir: Some(self.path("config")),
+            home: Some(self.path("home")),
+        })
     }
 }
 
@@ -82,7 +84,11 @@ pub fn fixture(name: &str) -> PathBuf {
 pub fn trust_project(sandbox: &Sandbox) {
     use hook_trust::{FileTrustStore, TrustStore, fingerprint};
     let root = sandbox.project().canonicalize().unwrap();
-    let locations = Locations { user_config_dir: Some(sandbox.path("config")), home: Some(sandbox.path("home")) };
+    let locations = Locations {
+        managed_dir: None,
+        user_config_dir: Some(sandbox.path("config")),
+        home: Some(sandbox.path("home")),
+    };
     let record = fingerprint(&root, &locations.project_sources(&root, None)).unwrap();
     FileTrustStore::new(locations.trust_store().unwrap()).put(record).unwrap();
 }
