@@ -120,7 +120,8 @@ fn agent_records(agent: Agent, project: &Path) -> Vec<PathBuf> {
                 })
                 .collect();
         }
-        Agent::Gemini => {}
+        // Neither keeps records hookwire reads yet.
+        Agent::Gemini | Agent::Copilot => {}
     }
     files
 }

@@ -5,6 +5,7 @@ mod chat;
 mod check;
 mod cli;
 mod common;
+mod copilot;
 mod daemon;
 mod dashboard;
 mod demo;
