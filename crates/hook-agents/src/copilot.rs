@@ -16,7 +16,7 @@ use hook_protocol::{
     serde_json::{Map, Value, json},
 };
 
-use hook_core::{Decision, Field, FireOutcome, HookError, HookOutput, Permission, tail_chars};
+use hook_core::{Decision, Field, FireOutcome, HookError, HookOutput, OutcomeClass, Permission, tail_chars};
 
 use crate::{BridgeAnswer, CommandRun, InputError, input};
 
@@ -346,11 +346,25 @@ pub(crate) fn answer_copilot(event: Event, outcome: &FireOutcome, context: &Cont
         _ => crate::BLOCKED_BY_HOOK.to_owned(),
     };
     let context_text = join(&effects.additional_context);
+    // A hook that overran its deadline decided nothing; Copilot itself runs the tool when a hook
+    // times out, so hookwire, which answers before Copilot's own deadline, denies instead.
+    let overran = outcome
+        .trace
+        .iter()
+        .find(|entry| matches!(entry.outcome, OutcomeClass::TimedOut | OutcomeClass::BudgetExhausted));
     match event {
         Event::PreToolExecution => {
             if is_block || matches!(outcome.decision, Decision::AbortTurn | Decision::HardAbort) {
                 top.insert("permissionDecision".into(), "deny".into());
                 top.insert("permissionDecisionReason".into(), block_reason().into());
+            } else if let Some(entry) = overran {
+                let why = format!(
+                    "hookwire: hook {} did not answer within its deadline, so this call is denied (a guard that \
+                     cannot answer must not let it through); make it faster or raise its timeout",
+                    entry.id
+                );
+                top.insert("permissionDecision".into(), "deny".into());
+                top.insert("permissionDecisionReason".into(), why.into());
             } else {
                 match outcome.permission {
                     Some(Permission::Allow) => {

@@ -415,3 +415,18 @@ cases:
     assert!(output.status.success(), "{text}");
     assert!(stdout(&output).contains("2 passed, 0 failed"), "{text}");
 }
+
+#[test]
+fn a_hook_that_overruns_denies_a_tool_call() {
+    let scratch = scratch();
+    let file = scratch.write(
+        "conf/s/.github/hooks/slow.json",
+        &copilot_file("preToolUse", json!([{"type": "command", "bash": "cat >/dev/null; sleep 5", "timeoutSec": 1}])),
+    );
+    let started = Instant::now();
+    let (code, out, err) = bridge(&scratch, &[&file], &["--event", "preToolUse"], &pre_tool_use("ls"));
+    assert!(started.elapsed() < PATIENCE);
+    let denied = answer(&out);
+    assert_eq!((code, denied["permissionDecision"].clone()), (0, json!("deny")), "{out}{err}");
+    assert!(denied["permissionDecisionReason"].as_str().unwrap().contains("deadline"), "{denied}");
+}
