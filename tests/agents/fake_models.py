@@ -1,6 +1,6 @@
 """Scripted model servers for running the real agents headless (stdlib only).
 
-Three servers, one per wire API, each a ThreadingHTTPServer on 127.0.0.1 (port 0):
+Four servers, one per wire API, each a ThreadingHTTPServer on 127.0.0.1 (port 0):
 
 * ``AnthropicServer`` -- Anthropic Messages API, ``POST /v1/messages`` (streaming and not),
   used by Claude Code.
@@ -9,6 +9,8 @@ Three servers, one per wire API, each a ThreadingHTTPServer on 127.0.0.1 (port 0
 * ``GeminiServer`` -- Gemini API, ``POST /v1beta/models/<m>:streamGenerateContent?alt=sse``
   for the conversation and plain ``:generateContent`` for side calls (answered with an object
   built from ``generationConfig.responseJsonSchema``), used by Gemini CLI.
+* ``OpenAIChatServer`` -- OpenAI Chat Completions API, ``POST /v1/chat/completions`` (always
+  streamed as ``chat.completion.chunk`` SSE lines), used by GitHub Copilot CLI.
 
 A *script* is a list of turns. Each turn is one of::
 
@@ -19,11 +21,13 @@ A *script* is a list of turns. Each turn is one of::
 
 NAME is the agent's own tool name (``Bash``, ``exec_command``, ``run_shell_command``, ...) or
 the portable alias ``"shell"``, which becomes the agent's shell tool with ``{"command": C}``
-translated to its argument shape (Codex: ``exec_command {"cmd": C}``).
+translated to its argument shape (Codex: ``exec_command {"cmd": C}``; Copilot: ``bash
+{"command": C, "description": ...}``).
 
 Turn *i* is chosen by counting the assistant/model turns already in the request (Anthropic:
 ``assistant`` messages; Responses: turns of ``function_call`` + assistant ``message`` items,
-several calls of one turn counting once; Gemini: ``role: "model"`` contents). Past the end of the script the server answers
+several calls of one turn counting once; Gemini: ``role: "model"`` contents; Chat Completions:
+``assistant`` messages). Past the end of the script the server answers
 ``{"text": DEFAULT_FINAL_TEXT}``.
 
 Every request is recorded in ``server.requests`` (and appended as one JSON line to the log file
@@ -58,6 +62,8 @@ SHELL_ALIASES = {
     "claude": ("Bash", lambda inp: dict(inp)),
     "codex": ("exec_command", lambda inp: _rename(inp, "command", "cmd")),
     "gemini": ("run_shell_command", lambda inp: dict(inp)),
+    # Copilot CLI's shell tool requires a description next to the command
+    "copilot": ("bash", lambda inp: {"description": "run a command", **inp}),
 }
 
 
@@ -127,13 +133,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def send_sse(self, events):
-        """events: list of (event_name_or_None, data_obj)."""
+        """events: list of (event_name_or_None, data_obj); a str data_obj is sent as is ("[DONE]")."""
         chunks = []
         for name, data in events:
             s = ""
             if name:
                 s += f"event: {name}\n"
-            s += "data: " + json.dumps(data) + "\n\n"
+            s += "data: " + (data if isinstance(data, str) else json.dumps(data)) + "\n\n"
             chunks.append(s)
         body = "".join(chunks).encode()
         self.send_response(200)
@@ -529,7 +535,89 @@ class GeminiServer(FakeServer):
         return self._wrap(parts, path)
 
 
-SERVERS = {"claude": AnthropicServer, "codex": OpenAIResponsesServer, "gemini": GeminiServer}
+# ---------------------------------------------------------------------------------------------
+# OpenAI Chat Completions API (GitHub Copilot CLI with a bring-your-own "openai" provider)
+
+
+class OpenAIChatServer(FakeServer):
+    agent = "copilot"
+
+    @staticmethod
+    def count_turns(body):
+        return sum(1 for m in body.get("messages", []) or [] if isinstance(m, dict) and m.get("role") == "assistant")
+
+    def handle(self, h, method, body):
+        path = urlsplit(h.path).path
+        if method == "POST" and path.endswith("/chat/completions") and isinstance(body, dict):
+            # a call without tools is a utility call (title, summary...), not the conversation
+            main = bool(body.get("tools"))
+            i = self.count_turns(body) if main else None
+            self.record(method, h.path, "main" if main else "side", i, body)
+            t = self.turn(i) if main else {"text": self.final_text}
+            model = body.get("model", "gpt-test")
+            custom = self.custom_tools(body)
+            if body.get("stream") is False:
+                return h.send_json(self._completion(t, i, model, custom))
+            return h.send_sse([(None, c) for c in self._chunks(t, i, model, custom)] + [(None, "[DONE]")])
+        self.record(method, h.path, "side", None, body)
+        if path.endswith("/models"):
+            return h.send_json({"object": "list", "data": [{"id": "gpt-test", "object": "model", "owned_by": "fake"}]})
+        return h.send_json({"error": {"message": "fake: unknown path", "type": "invalid_request_error"}}, 404)
+
+    def _calls(self, t, i, custom=()):
+        """The turn's tool calls; a name in `custom` (a freeform tool such as Copilot's
+        ``apply_patch`` for GPT-like model names) is sent as a ``custom`` call whose input is
+        the script's ``input`` string."""
+        out = []
+        for k, (name, inp) in enumerate(turn_calls(t)):
+            cid = f"call_fake_{i}_{k}"
+            if name in custom:
+                text = inp if isinstance(inp, str) else json.dumps(inp)
+                out.append({"index": k, "id": cid, "type": "custom", "custom": {"name": name, "input": text}})
+                continue
+            name, inp = resolve_tool("copilot", name, inp)
+            out.append({"index": k, "id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(inp)}})
+        return out
+
+    @staticmethod
+    def custom_tools(body):
+        return {(t.get("custom") or {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type") == "custom"}
+
+    def _chunks(self, t, i, model, custom=()):
+        cid = "chatcmpl-" + uuid.uuid4().hex[:20]
+        created = int(time.time())
+
+        def chunk(delta, finish=None, **extra):
+            return {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+
+        calls = self._calls(t, i, custom)
+        text = t.get("text") or ("" if calls else self.final_text)
+        out = [chunk({"role": "assistant", "content": ""})]
+        if text:
+            out.append(chunk({"content": text}))
+        if calls:
+            out.append(chunk({"tool_calls": calls}))
+        out.append(chunk({}, "tool_calls" if calls else "stop"))
+        usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        out.append({"id": cid, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [], "usage": usage})
+        return out
+
+    def _completion(self, t, i, model, custom=()):
+        calls = [{k: v for k, v in c.items() if k != "index"} for c in self._calls(t, i, custom)]
+        msg = {"role": "assistant", "content": t.get("text") or (None if calls else self.final_text)}
+        if calls:
+            msg["tool_calls"] = calls
+        return {
+            "id": "chatcmpl-" + uuid.uuid4().hex[:20],
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+        }
+
+
+SERVERS = {"claude": AnthropicServer, "codex": OpenAIResponsesServer, "gemini": GeminiServer, "copilot": OpenAIChatServer}
 
 
 def make_server(agent, script, log_path=None, **kw):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Run a REAL agent (Claude Code, Codex CLI or Gemini CLI) headless against a scripted model.
+"""Run a REAL agent (Claude Code, Codex CLI, Gemini CLI or Copilot CLI) headless against a scripted model.
 
-    python3 tests/agents/run_agent.py --agent claude|codex|gemini --project DIR --home DIR \
+    python3 tests/agents/run_agent.py --agent claude|codex|gemini|copilot --project DIR --home DIR \
         --script SCRIPT.json --prompt TEXT [--timeout 120] [--agents-dir DIR] [--env K=V ...]
 
 Starts the matching fake server from fake_models.py on 127.0.0.1, runs the agent in DIR with
@@ -12,11 +12,12 @@ and prints ONE JSON object on stdout (see README.md):
      "extra_messages", "agent_output", "stdout_tail", "stderr_tail", "elapsed_s", "cmd"}
 
 The project's hooks are whatever the caller put in DIR (.claude/settings.json,
-.codex/hooks.json, .gemini/settings.json); this driver only adds what each agent needs to trust
-and run them. Permissions: a tool call that no hook decides on runs:
-  claude: --allowedTools Bash (change with --allowed-tools)
-  codex:  --dangerously-bypass-approvals-and-sandbox
-  gemini: --yolo
+.codex/hooks.json, .gemini/settings.json, .github/hooks/*.json); this driver only adds what each
+agent needs to trust and run them. Permissions: a tool call that no hook decides on runs:
+  claude:  --allowedTools Bash (change with --allowed-tools)
+  codex:   --dangerously-bypass-approvals-and-sandbox
+  gemini:  --yolo
+  copilot: --allow-all-tools --trust-folder
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ SCRUB_PREFIXES = (
     "VERTEX",
     "OTEL_",
     "XDG_",
+    "COPILOT_",
+    "GH_",
+    "GITHUB_",
     "NODE_OPTIONS",
     "npm_",
 )
@@ -68,6 +72,7 @@ def agent_binary(agent, agents_dir):
         "claude": ["claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude"],
         "codex": ["codex/node_modules/@openai/codex/bin/codex.js"],
         "gemini": ["gemini/node_modules/@google/gemini-cli/bundle/gemini.js"],
+        "copilot": ["copilot/node_modules/@github/copilot/npm-loader.js"],
     }[agent]
     for rel in paths:
         p = os.path.join(agents_dir, rel)
@@ -178,7 +183,39 @@ def setup_gemini(a, base_url, env):
     return cmd
 
 
-SETUP = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini}
+def setup_copilot(a, base_url, env):
+    env.update(
+        {
+            # bring-your-own-model, offline: the only request made is the conversation
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": base_url + "/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "sk-fake-key",
+            # a known model name gets the usual tool set (create/edit/grep); an unknown GPT-like
+            # one (gpt-test) gets apply_patch (a freeform "custom" tool) and rg instead
+            "COPILOT_MODEL": a.model or "claude-sonnet-4.5",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_HOME": os.path.join(a.home, ".copilot"),
+            # the native binary unpacks itself (~235 MB) here on first run: one shared cache
+            # next to the install (install.sh uses the same), never one per HOME
+            "XDG_CACHE_HOME": os.path.join(a.agents_dir, "copilot-cache"),
+        }
+    )
+    os.makedirs(env["COPILOT_HOME"], exist_ok=True)
+    # --trust-folder: repository hooks (.github/hooks/*.json) load in -p only in a trusted folder
+    return a.bin + [
+        "-p",
+        a.prompt,
+        "--output-format",
+        "json",
+        "--allow-all-tools",
+        "--trust-folder",
+        "--no-auto-update",
+        "--no-ask-user",
+    ]
+
+
+SETUP = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini, "copilot": setup_copilot}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,6 +260,7 @@ BOILERPLATE = {
         "<apps_instructions>",
     ),
     "gemini": ("<session_context>",),
+    "copilot": ("You are the GitHub Copilot CLI",),
 }
 
 # Claude Code 2.1.328 sends one mid-conversation "system" message per turn that joins, with
@@ -381,12 +419,45 @@ def normalise_gemini(main_reqs, prompt):
     return results, extras
 
 
-NORMALISE = {"claude": normalise_claude, "codex": normalise_codex, "gemini": normalise_gemini}
+# Copilot CLI 1.0.102 starts every user message it sends with the time of day.
+COPILOT_DATETIME = re.compile(r"^<current_datetime>[^<]*</current_datetime>\n*")
+
+
+def normalise_copilot(main_reqs, prompt):
+    results, by_id, extras, seen = [], {}, [], set()
+    for r in main_reqs:
+        names = {}
+        for m in r["body"].get("messages", []) or []:
+            if not isinstance(m, dict):
+                continue
+            role = m.get("role")
+            if role == "assistant":
+                for c in m.get("tool_calls") or []:
+                    names[c.get("id")] = (c.get("function") or c.get("custom") or {}).get("name")
+                continue
+            if role == "tool":
+                tid = m.get("tool_call_id")
+                if tid in by_id:
+                    continue
+                # Chat Completions has no error flag; Copilot puts the outcome in the text
+                res = {"tool": names.get(tid), "content": _text_of(m.get("content")), "is_error": None, "id": tid}
+                by_id[tid] = res
+                results.append(res)
+                continue
+            text = COPILOT_DATETIME.sub("", _text_of(m.get("content")), count=1)
+            if role == "user" and text.startswith(prompt) and text != prompt:
+                # a userPromptSubmitted hook's context is appended to the prompt's message
+                text = text[len(prompt) :].lstrip("\n")
+            _add_extra(extras, seen, role, text, prompt, "copilot")
+    return results, extras
+
+
+NORMALISE = {"claude": normalise_claude, "codex": normalise_codex, "gemini": normalise_gemini, "copilot": normalise_copilot}
 
 
 def parse_final(agent, stdout):
     """(final_text, agent_output) from the agent's stdout."""
-    if agent == "codex":
+    if agent in ("codex", "copilot"):  # JSONL events
         events, final = [], None
         for line in stdout.splitlines():
             line = line.strip()
@@ -400,6 +471,8 @@ def parse_final(agent, stdout):
             item = ev.get("item") or {}
             if ev.get("type") == "item.completed" and item.get("type") == "agent_message":
                 final = item.get("text")
+            elif ev.get("type") == "assistant.message" and (ev.get("data") or {}).get("content"):
+                final = ev["data"]["content"]
         return final, events
     # claude / gemini: one JSON object (possibly after some noise lines)
     s = stdout.strip()
@@ -482,6 +555,7 @@ def kill_all_below(root):
 def run(a):
     a.project = os.path.abspath(a.project)
     a.home = os.path.abspath(a.home)
+    a.agents_dir = os.path.abspath(a.agents_dir)
     os.makedirs(a.home, exist_ok=True)
     a.bin = agent_binary(a.agent, a.agents_dir)
     with open(a.script) as f:
@@ -557,7 +631,7 @@ def run(a):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--agent", required=True, choices=["claude", "codex", "gemini"])
+    ap.add_argument("--agent", required=True, choices=["claude", "codex", "gemini", "copilot"])
     ap.add_argument("--project", required=True, help="project directory (cwd of the agent; holds its hooks file)")
     ap.add_argument("--home", required=True, help="fresh HOME for the agent (created; user settings written here)")
     ap.add_argument("--script", required=True, help="JSON file: list of model turns (see fake_models.py)")
@@ -565,7 +639,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--agents-dir", default=default_agents_dir())
     ap.add_argument("--env", action="append", default=[], metavar="K=V", help="extra env for the agent (repeatable)")
-    ap.add_argument("--model", help="model name passed to the agent (default: claude none, codex gpt-test, gemini gemini-2.5-flash)")
+    ap.add_argument("--model", help="model name passed to the agent (default: claude none, codex gpt-test, gemini gemini-2.5-flash, copilot claude-sonnet-4.5)")
     ap.add_argument("--allowed-tools", default="Bash", help="claude --allowedTools value ('' for none); default Bash")
     ap.add_argument("--agent-arg", action="append", default=[], metavar="ARG", help="extra argument appended to the agent command (repeatable)")
     ap.add_argument("--log", help="JSONL file for the recorded requests (default HOME/fake-model-requests.jsonl)")

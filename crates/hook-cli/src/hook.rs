@@ -24,6 +24,7 @@ use std::{
     collections::BTreeMap,
     io::{Read, Write},
     path::{Path, PathBuf},
+    time::Instant,
 };
 
 use clap::Args;
@@ -141,6 +142,14 @@ fn write_answer(answer: &BridgeAnswer) -> u8 {
 /// A blocking answer for `event` when the bridge cannot run the hooks at all: a guard that
 /// cannot load must not let the action through.
 pub(crate) fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer {
+    let Some(outcome) = refusal(agent, event, &reason) else { return failure_answer_as(agent, &reason) };
+    let mut answer = answer_as(agent, event, &outcome, &Context::default());
+    answer.stderr = format!("hookwire: {reason}\n");
+    answer
+}
+
+/// What refusing `event` decides for `agent`: `None` when the event cannot be blocked.
+fn refusal(agent: Agent, event: Event, reason: &str) -> Option<hook_core::FireOutcome> {
     let cap = capability(event);
     let blocks = match agent {
         // Copilot blocks only a tool call (and its permission request): elsewhere the reason
@@ -149,7 +158,7 @@ pub(crate) fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer
         _ => cap.allows(Action::DenyTool) || cap.allows(Action::Stop) || cap.is_approval,
     };
     if !blocks {
-        return failure_answer_as(agent, &reason);
+        return None;
     }
     let mut outcome = hook_core::FireOutcome::empty(event);
     outcome.decision = if cap.is_approval {
@@ -159,10 +168,17 @@ pub(crate) fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer
     } else {
         hook_core::Decision::Stop
     };
-    outcome.reason = Some(reason.clone());
-    let mut answer = answer_as(agent, event, &outcome, &Context::default());
-    answer.stderr = format!("hookwire: {reason}\n");
-    answer
+    outcome.reason = Some(reason.to_owned());
+    Some(outcome)
+}
+
+/// [`refuse`], recorded in the decision store when it blocks: a call refused before any hook
+/// ran is a decision the person may want to find later.
+fn refuse_recorded(agent: Agent, event: Event, context: &Context, reason: String, started: Instant) -> BridgeAnswer {
+    if let Some(outcome) = refusal(agent, event, &reason) {
+        crate::record::bridge_refusal(agent, context, &outcome, started.elapsed());
+    }
+    refuse(agent, event, reason)
 }
 
 /// The answer when no hook runs on the event.
@@ -744,13 +760,14 @@ async fn in_process(
     cwd: &Path,
     loaded: Result<LoadedConfig, String>,
 ) -> u8 {
+    let started = Instant::now();
     let loaded = match loaded {
         Ok(loaded) => loaded,
-        Err(reason) => return write_answer(&refuse(agent, event, reason)),
+        Err(reason) => return write_answer(&refuse_recorded(agent, event, &context, reason, started)),
     };
     let notes = notes_of(&loaded);
     if let Some(problem) = load_problem(&loaded) {
-        return write_answer(&with_notes(&notes, refuse(agent, event, problem)));
+        return write_answer(&with_notes(&notes, refuse_recorded(agent, event, &context, problem, started)));
     }
     let note = held_back::note(&loaded.untrusted);
     let session = context.session_id.clone();
@@ -766,7 +783,7 @@ async fn in_process(
     if !mounted.start_errors.is_empty() {
         host.shutdown().await;
         let reason = format!("cannot start the hooks: {}", mounted.start_errors.join("; "));
-        return write_answer(&with_notes(&notes, refuse(agent, event, reason)));
+        return write_answer(&with_notes(&notes, refuse_recorded(agent, event, &context, reason, started)));
     }
     let answer = held(with_notes(&notes, fire_bridge(host.engine(), agent, event, context, cwd).await));
     // The answer goes out before the hooks are shut down: the agent is waiting for it.

@@ -61,6 +61,14 @@ pub(crate) fn bridge_fire(engine: &Engine, outcome: &FireOutcome, context: &Cont
     fire(origin, engine, outcome, context, latency, Some(agent));
 }
 
+/// Records a bridge call refused before any hook ran (a configuration that does not load, a
+/// hook that cannot start): the agent was told no, so the store says so, with the reason.
+pub(crate) fn bridge_refusal(agent: Agent, context: &Context, outcome: &FireOutcome, latency: Duration) {
+    let Some(recorder) = start() else { return };
+    let origin = if IS_DAEMON.load(Ordering::Relaxed) { Origin::Daemon } else { Origin::Bridge };
+    recorder.record(FireRecord::from_outcome(origin, outcome, context, &[], latency).agent(agent.as_str()));
+}
+
 /// Records every event a chat session fires.
 pub(crate) fn watch_chat(session: &mut Session, engine: Engine, cwd: Option<String>) {
     if start().is_none() {

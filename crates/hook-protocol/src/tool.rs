@@ -198,10 +198,24 @@ fn shell_command(input: &Map<String, Value>) -> Option<String> {
     match input.get("command").or_else(|| input.get("cmd"))? {
         Value::String(command) => Some(command.clone()),
         Value::Array(words) => {
-            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            // An argv runs without a shell: each word is one argument, so each is quoted for the
+            // shell reader (`["bash", "-lc", "rm -rf ~"]` is `bash -lc 'rm -rf ~'`, not a `bash
+            // -lc rm` followed by two more words).
+            let words: Vec<String> = words.iter().filter_map(Value::as_str).map(shell_quoted).collect();
             Some(words.join(" "))
         }
         _ => None,
+    }
+}
+
+/// `word` as one shell word: as it is when no character in it means anything to a shell, else
+/// in single quotes.
+fn shell_quoted(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -318,7 +332,10 @@ mod tests {
     #[test]
     fn codex_inputs_and_a_patch_of_three_files() {
         let shell = view("shell", json!({"command": ["bash", "-lc", "git status"], "workdir": "/p"}));
-        assert_eq!((shell.class, shell.command.as_deref()), (Shell, Some("bash -lc git status")));
+        assert_eq!((shell.class, shell.command.as_deref()), (Shell, Some("bash -lc 'git status'")));
+        // Each argv word stays one word, whatever it holds.
+        let words = view("shell", json!({"command": ["bash", "-lc", "rm -rf ~", "it's", "", "a~b"]}));
+        assert_eq!(words.command.as_deref(), Some(r#"bash -lc 'rm -rf ~' 'it'\''s' '' 'a~b'"#));
         let exec = view("exec_command", json!({"cmd": "cargo test", "workdir": "/p"}));
         assert_eq!((exec.class, exec.command.as_deref()), (Shell, Some("cargo test")));
         let patch = "*** Begin Patch\n*** Add File: docs/new.md\n+hello\n*** Update File: src/lib.rs\n\

@@ -144,9 +144,24 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, hook_shell::S
 }
 
 fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(), hook_shell::ShellError> {
-    for invocation in hook_shell::invocations(script)? {
+    if let Some(bomb) = fork_bomb(script) {
+        out.push(SimpleCommand {
+            words: vec![FORK_BOMB.to_owned(), bomb],
+            program: FORK_BOMB.to_owned(),
+            flags: Vec::new(),
+            operands: Vec::new(),
+            runs_unknown: false,
+            writes: Vec::new(),
+        });
+    }
+    for mut invocation in hook_shell::invocations(script)? {
         let Some(first) = invocation.words.first() else { continue };
-        let program = basename(first);
+        // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal.
+        if let Some(literal) = echoed_literal(first) {
+            invocation.words[0] = literal;
+            invocation.runs_unknown = false;
+        }
+        let program = basename(&invocation.words[0]);
         let args = &invocation.words[1..];
         let (flags, operands) = flags_and_operands(&program, args);
         let command = SimpleCommand {
@@ -161,7 +176,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             && INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
         {
             for code in one_liner_code(args) {
-                for inner in embedded_commands(code) {
+                for inner in embedded_commands(code).into_iter().chain(deletions(code)) {
                     // Text that does not parse as a shell script runs nothing we can see.
                     let _ = collect(&inner, depth + 1, out);
                 }
@@ -170,6 +185,69 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         out.push(command);
     }
     Ok(())
+}
+
+/// The program name a fork bomb is reported as (no real program has it): packs match it.
+pub(crate) const FORK_BOMB: &str = "fork-bomb";
+
+/// The definition of a fork bomb in `script` — a function whose body pipes itself into itself
+/// in the background (`:(){ :|:& };:`, `bomb() { bomb | bomb & }; bomb`) — if it holds one.
+fn fork_bomb(script: &str) -> Option<String> {
+    static BOMB: OnceLock<Regex> = OnceLock::new();
+    let bomb = BOMB.get_or_init(|| {
+        Regex::new(r"([\w:.-]+)\s*\(\s*\)\s*\{\s*([\w:.-]+)\s*\|\s*([\w:.-]+)\s*&\s*;?\s*\}")
+            .expect("the fork-bomb pattern is valid")
+    });
+    bomb.captures_iter(script).find_map(|c| {
+        let name = c.get(1)?.as_str();
+        (c.get(2)?.as_str() == name && c.get(3)?.as_str() == name).then(|| c[0].to_owned())
+    })
+}
+
+/// `$(echo WORD)`, `` `echo WORD` `` or `$(printf WORD)` with a plain literal: `WORD`.
+fn echoed_literal(word: &str) -> Option<String> {
+    static ECHOED: OnceLock<Regex> = OnceLock::new();
+    let echoed = ECHOED.get_or_init(|| {
+        Regex::new(r#"^"?(?:\$\(|`)\s*(?:echo|printf)\s+['"]?([\w./+-]+)['"]?\s*(?:\)|`)"?$"#)
+            .expect("the echoed-literal pattern is valid")
+    });
+    echoed.captures(word).map(|c| c[1].to_owned())
+}
+
+/// The deletes an interpreter's code makes through its own library, as the `rm` command lines
+/// that do the same (`shutil.rmtree('/x')` → `rm -rf /x`, `os.remove(p)` → `rm -f p`,
+/// `fs.rmSync(os.homedir(), …)` → `rm -rf ~`), so that the same path rules judge them.
+fn deletions(code: &str) -> Vec<String> {
+    static CALL: OnceLock<Regex> = OnceLock::new();
+    let call = CALL.get_or_init(|| {
+        Regex::new(
+            r#"\b(rmtree|rm_rf|rm_r|remove_tree|remove_dir|remove_entry(?:_secure)?|rimraf(?:\.sync|Sync)?|rmSync|rmdirSync|rm|rmdir|removedirs|remove|unlink|unlinkSync|delete)\s*\(\s*(?:'([^']*)'|"([^"]*)"|os\.path\.expanduser\(\s*['"]([^'"]*)['"]\s*\)|((?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\)|process\.env\.HOME|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|ENV\[\s*['"]HOME['"]\s*\]|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home)|(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|(?:pathlib\.)?Path\.cwd\(\)))"#,
+        )
+        .expect("the deletion pattern is valid")
+    });
+    call.captures_iter(code)
+        .filter_map(|c| {
+            let recursive = matches!(
+                &c[1],
+                "rmtree" | "rm_rf" | "rm_r" | "remove_tree" | "remove_dir" | "remove_entry" | "remove_entry_secure"
+            ) || c[1].starts_with("rimraf")
+                || (matches!(&c[1], "rmSync" | "rmdirSync" | "rm") && code.contains("recursive"));
+            let path = if let Some(literal) = c.get(2).or_else(|| c.get(3)).or_else(|| c.get(4)) {
+                literal.as_str().to_owned()
+            } else if c.get(5).is_some() {
+                "~".to_owned()
+            } else if c.get(6).is_some() {
+                ".".to_owned()
+            } else {
+                return None;
+            };
+            if path.is_empty() {
+                return None;
+            }
+            let flags = if recursive { "-rf" } else { "-f" };
+            Some(format!("rm {flags} -- {}", shell_quote(&path)))
+        })
+        .collect()
 }
 
 /// The code of `-c CODE` / `-e CODE` (`-ec`, `--eval`).
@@ -303,5 +381,25 @@ mod tests {
         let commands =
             simple_commands(r#"python -c "import subprocess; subprocess.run(['git','reset','--hard'])""#).unwrap();
         assert!(commands.iter().any(|c| c.program == "git" && c.flags == ["--hard"]), "{commands:?}");
+    }
+
+    #[test]
+    fn library_deletes_read_as_rm() {
+        assert_eq!(deletions("import shutil; shutil.rmtree('/home/u')"), ["rm -rf -- /home/u"]);
+        assert_eq!(deletions("import os; os.remove('/etc/passwd')"), ["rm -f -- /etc/passwd"]);
+        assert_eq!(deletions("shutil.rmtree(pathlib.Path.home())"), ["rm -rf -- ~"]);
+        assert_eq!(deletions("fs.rmSync(require('os').homedir(), {recursive: true})"), ["rm -rf -- ~"]);
+        assert_eq!(deletions("FileUtils.rm_rf(Dir.home)"), ["rm -rf -- ~"]);
+        assert_eq!(deletions("print('rm -rf /')"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn fork_bombs_and_echoed_programs() {
+        assert!(fork_bomb(":(){ :|:& };:").is_some());
+        assert!(fork_bomb("bomb() { bomb | bomb & }; bomb").is_some());
+        assert!(fork_bomb("f() { g | h & }; f").is_none());
+        assert_eq!(echoed_literal("$(echo rm)").as_deref(), Some("rm"));
+        assert_eq!(echoed_literal("`echo pwd`").as_deref(), Some("pwd"));
+        assert_eq!(echoed_literal("$(cat x)"), None);
     }
 }

@@ -51,6 +51,15 @@ impl fmt::Display for Origin {
     }
 }
 
+/// One glob of a rule's `path`: `!` excludes, `>` matches only a file a shell command's output
+/// is redirected to (`echo x >> ~/.bashrc`, not `cat ~/.bashrc`).
+#[derive(Debug, Clone)]
+struct PathGlob {
+    negated: bool,
+    writes_only: bool,
+    glob: String,
+}
+
 /// One `command` pattern: program, leading operands and flags.
 #[derive(Debug, Clone)]
 struct CommandPattern {
@@ -84,7 +93,7 @@ pub struct CompiledRule {
     not_flags: Vec<String>,
     args_regex: Option<Regex>,
     into: Vec<String>,
-    paths: Vec<(bool, String)>,
+    paths: Vec<PathGlob>,
     content: Option<Regex>,
     url: Option<Regex>,
 }
@@ -161,9 +170,10 @@ impl CompiledRule {
             .path
             .iter()
             .flat_map(|p| p.iter())
-            .map(|glob| match glob.strip_prefix('!') {
-                Some(glob) => (true, glob.to_owned()),
-                None => (false, glob.to_owned()),
+            .map(|glob| {
+                let (negated, glob) = glob.strip_prefix('!').map_or((false, glob), |g| (true, g));
+                let (writes_only, glob) = glob.strip_prefix('>').map_or((false, glob), |g| (true, g));
+                PathGlob { negated, writes_only, glob: glob.to_owned() }
             })
             .collect();
         let decision = if allow { RuleDecision::Allow } else { rule.decision.unwrap_or(RuleDecision::Deny) };
@@ -242,9 +252,12 @@ impl CompiledRule {
             return false;
         }
         if !self.paths.is_empty() {
-            let targets: Vec<PathBuf> =
-                rest.iter().chain(&command.writes).map(|a| normalize_path(a, call.cwd, call.home)).collect();
-            if !targets.iter().any(|t| self.path_matches(t, call.home)) {
+            let normal = |a: &String| normalize_path(a, call.cwd, call.home);
+            let named: Vec<PathBuf> = rest.iter().chain(&command.writes).map(normal).collect();
+            let written: Vec<PathBuf> = command.writes.iter().map(normal).collect();
+            if !named.iter().any(|t| self.path_matches(t, call.home, false))
+                && !written.iter().any(|t| self.path_matches(t, call.home, true))
+            {
                 return false;
             }
         }
@@ -254,17 +267,21 @@ impl CompiledRule {
         true
     }
 
-    /// Whether `path` matches the rule's globs and none of its exclusions.
-    fn path_matches(&self, path: &Path, home: Option<&Path>) -> bool {
+    /// Whether `path` matches the rule's globs and none of its exclusions. A shell command's
+    /// operands are matched against the globs without `>` (`written` false), the files its output
+    /// is redirected to against the `>` globs too (`written` true); a file tool's paths are
+    /// what it writes or reads, matched against every glob.
+    fn path_matches(&self, path: &Path, home: Option<&Path>, written: bool) -> bool {
         let text = path.to_string_lossy();
-        let hit = |glob: &str| glob_match(&expand_glob(glob, home), &text);
-        self.paths.iter().any(|(negated, glob)| !negated && hit(glob))
-            && !self.paths.iter().any(|(negated, glob)| *negated && hit(glob))
+        let hit = |glob: &PathGlob| glob_match(&expand_glob(&glob.glob, home), &text);
+        let applies = |glob: &&PathGlob| written || !glob.writes_only;
+        self.paths.iter().filter(applies).any(|g| !g.negated && hit(g))
+            && !self.paths.iter().any(|g| g.negated && hit(g))
     }
 
     /// Whether a call that is not a shell command matches (paths, content, url).
     fn matches_call(&self, call: &Call<'_>) -> bool {
-        if !self.paths.is_empty() && !call.paths.iter().any(|p| self.path_matches(p, call.home)) {
+        if !self.paths.is_empty() && !call.paths.iter().any(|p| self.path_matches(p, call.home, true)) {
             return false;
         }
         if let Some(content) = &self.content
@@ -317,7 +334,8 @@ fn arg_matches(glob: &str, arg: &str, call: &Call<'_>) -> bool {
     if glob.starts_with('/') || glob.starts_with('~') {
         return glob_match(&expand_glob(glob, call.home), &path().to_string_lossy());
     }
-    glob_match(glob, arg)
+    // `.git/` names `.git`.
+    glob_match(glob, arg) || (arg.len() > 1 && glob_match(glob, arg.trim_end_matches('/')))
 }
 
 /// One call, as rules see it.

@@ -1,76 +1,37 @@
-//! Runs every case of `corpus.yaml` through `packs: [recommended]` and lists every failure.
+//! Runs every case of `corpus.yaml` through `packs: [recommended]`, as Claude Code, Gemini CLI
+//! and Codex each send it, and lists every failure: a miss, or agents decided differently.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use hook_protocol::{
-    Event,
-    rules::{PackName, RulesFile},
-};
-use hook_rules::{Call, RuleSet};
-use serde::Deserialize;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Corpus {
-    cases: Vec<Case>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    #[serde(default)]
-    command: Option<String>,
-    #[serde(default)]
-    tool: Option<String>,
-    #[serde(default)]
-    path: Option<String>,
-    #[serde(default)]
-    content: Option<String>,
-    expect: Expect,
-}
-
-#[derive(Debug, Deserialize, PartialEq, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum Expect {
-    Block,
-    Pass,
-}
+use common::{Expect, load, recommended, run};
 
 #[test]
-fn the_corpus_is_decided_as_expected() {
-    let corpus: Corpus = serde_saphyr::from_str(include_str!("corpus.yaml")).expect("corpus.yaml parses");
-    assert!(corpus.cases.len() >= 300, "the corpus holds {} cases", corpus.cases.len());
-    let rules = RuleSet::compile(&RulesFile { packs: vec![PackName::Recommended], ..RulesFile::default() })
-        .expect("recommended compiles");
-    let (cwd, home) = (Path::new("/home/u/proj"), Path::new("/home/u"));
-    let mut failures = Vec::new();
-    for case in &corpus.cases {
-        let tool = case.tool.as_deref().unwrap_or(if case.command.is_some() { "Bash" } else { "Read" });
-        let call = Call {
-            event: Event::PreToolExecution,
-            tool: Some(tool),
-            command: case.command.as_deref(),
-            paths: case.path.iter().map(PathBuf::from).collect(),
-            content: case.content.clone(),
-            url: None,
-            cwd,
-            home: Some(home),
-        };
-        let verdict = rules.evaluate(&call);
-        let blocked = verdict.decision.is_some_and(|d| d >= hook_protocol::rules::RuleDecision::Ask);
-        let got = if blocked { Expect::Block } else { Expect::Pass };
-        if got != case.expect {
-            failures.push(format!(
-                "{:?} {tool} {} {}: expected {:?}, got {:?} by {:?} (commands {:?})",
-                case.expect,
-                case.command.as_deref().unwrap_or_default(),
-                case.path.as_deref().unwrap_or_default(),
-                case.expect,
-                verdict.decision,
-                verdict.decided_by.as_ref().map(|h| &h.rule),
-                verdict.commands
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), corpus.cases.len(), failures.join("\n"));
+#[allow(clippy::print_stdout, reason = "the tally and the misses are the report a person reads")]
+fn the_corpus_is_decided_as_expected_by_every_agent() {
+    let corpus = load(include_str!("corpus.yaml"), "corpus.yaml");
+    assert!(corpus.cases.len() >= 800, "the corpus holds {} cases", corpus.cases.len());
+    let tally = run(&recommended(), &corpus);
+    println!(
+        "corpus: {}/{} must-block blocked, {}/{} safe passed; {} cases wait for the shell parser ({} of them miss):\n{}",
+        tally.block.1,
+        tally.block.0,
+        tally.pass.1,
+        tally.pass.0,
+        tally.pending.0,
+        tally.pending.1.len(),
+        tally.pending.1.join("\n")
+    );
+    assert!(
+        tally.misses.is_empty() && tally.disagreements.is_empty(),
+        "{} of {} cases failed:\n{}\nagents disagree on {}:\n{}",
+        tally.misses.len(),
+        corpus.cases.len(),
+        tally.misses.join("\n"),
+        tally.disagreements.len(),
+        tally.disagreements.join("\n")
+    );
+    // The pending cases are the parser's; they must still be real cases of both kinds.
+    assert!(
+        corpus.cases.iter().filter(|c| c.parser.is_some()).all(|c| matches!(c.expect, Expect::Block | Expect::Pass))
+    );
 }

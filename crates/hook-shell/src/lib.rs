@@ -1033,8 +1033,10 @@ fn collect_invocations(script: &str, depth: usize, out: &mut Vec<Invocation>) ->
             Some(Token::Op(_)) | None => {
                 let first = out.len();
                 command_stages(&words, depth, out)?;
+                // The command's stages and what it runs (`sh -c '… > f'`) write its
+                // redirections; a nested command keeps its own as well.
                 for invocation in &mut out[first..] {
-                    invocation.writes.clone_from(&writes);
+                    invocation.writes.extend(writes.iter().cloned());
                 }
                 words.clear();
                 writes.clear();

@@ -141,6 +141,35 @@ fn a_claude_code_pre_tool_use_hook_blocks_even_with_yes() {
 }
 
 #[test]
+fn chat_records_its_fires_and_the_denial_in_the_decision_store() {
+    let server = ScriptedServer::start(touch_script()).unwrap();
+    let sandbox = Sandbox::new();
+    let settings = sandbox.write(
+        "home/agent-settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat >/dev/null; echo 'touching files is not allowed here' >&2; exit 2"}
+        ]}]}})
+        .to_string(),
+    );
+    let output = sandbox.chat(&server, "make a file", &["--yes", "--settings", settings.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+
+    let log = sandbox.run(&["log", "--format", "json", "-n", "50"]);
+    assert!(log.status.success(), "{}", both(&log));
+    let fires: Vec<Value> = stdout(&log).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert!(fires.iter().all(|fire| fire["origin"] == "chat"), "{fires:#?}");
+    let denial = fires
+        .iter()
+        .find(|fire| fire["event"] == "pre_tool_execution")
+        .unwrap_or_else(|| panic!("no recorded tool call: {fires:#?}"));
+    assert_eq!(denial["tool"], "Bash", "{denial:#}");
+    assert_eq!(denial["verdict"], "deny", "{denial:#}");
+    assert!(denial["reason"].as_str().unwrap_or("").contains("touching files is not allowed here"), "{denial:#}");
+    let source = denial["hooks"][0]["source_file"].as_str().unwrap_or("");
+    assert!(source.ends_with("agent-settings.json"), "the hook's source: {denial:#}");
+}
+
+#[test]
 fn a_stop_hook_reads_the_transcript_and_blocks_once() {
     let server = ScriptedServer::start([
         Reply::Content("Here is an answer without it.".into()),

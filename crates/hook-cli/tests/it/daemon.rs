@@ -667,3 +667,36 @@ fn a_stopped_daemon_gets_a_refusal_and_no_hook_runs_twice() {
     assert!(calls.lines().filter(|l| *l == "Count").count() <= 2, "{calls}");
     assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).code, 0, "the resumed daemon answers again");
 }
+
+#[test]
+fn the_daemons_bridge_fires_and_a_hosts_socket_fires_are_recorded_with_their_origin() {
+    let sandbox = Sandbox::new();
+    // The bridge starts the daemon; the fire is the daemon's, not this process's.
+    assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).deny_reason(), "call 1");
+    assert!(sandbox.daemon_pid().is_some());
+    // A host's plain fire over the socket (what `serve` answers for any language).
+    let plain = sandbox.request(
+        "fire",
+        json!({
+            "event": "pre_tool_execution",
+            "context": {"tool_name": "Count", "tool_arguments": {}},
+            "configs": [sandbox.path("conf/picoclaw.json")],
+            "no_default_config": true,
+        }),
+    );
+    assert!(plain["result"].is_object(), "{plain}");
+    sandbox.stop_daemon();
+
+    let log = sandbox.run(sandbox.hookwire(&["log", "--format", "json", "-n", "10"]), "");
+    assert_eq!(log.code, 0, "{log:?}");
+    let fires: Vec<Value> = log.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let origins: Vec<&str> = fires.iter().map(|fire| fire["origin"].as_str().unwrap_or("?")).collect();
+    assert!(origins.contains(&"daemon"), "the bridge's fire through the daemon: {fires:#?}");
+    assert!(origins.contains(&"serve"), "the host's fire over the socket: {fires:#?}");
+    let daemon = fires.iter().find(|fire| fire["origin"] == "daemon").unwrap();
+    assert_eq!(daemon["agent"], "claude", "{daemon:#}");
+    assert_eq!(daemon["verdict"], "deny", "{daemon:#}");
+    assert_eq!(daemon["reason"], "call 1", "{daemon:#}");
+    let text = daemon.to_string();
+    assert!(text.contains("user:counter:pre_tool_execution"), "the hook that decided: {daemon:#}");
+}

@@ -17,6 +17,7 @@ mod published;
 mod real_agents;
 mod recursion;
 mod replay;
+mod rules_e2e;
 mod store;
 mod telemetry;
 mod trust;

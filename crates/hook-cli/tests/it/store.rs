@@ -272,3 +272,25 @@ fn log_follow_streams_a_fire_recorded_after_it_started() {
     assert_eq!(second["verdict"], "deny");
     let _ = std::io::stdout().flush();
 }
+
+#[test]
+fn a_call_refused_because_the_configuration_does_not_load_is_recorded_with_the_reason() {
+    let recorded = Recorded::new("store-refused");
+    let typo = recorded.project.path("guard.yaml");
+    std::fs::write(&typo, "pre_tool_execution:\n  - name: guard\n    comand: \"exit 0\"\n").unwrap();
+    let (_, stdin) = recorded.bridge("session-refused", "echo hello");
+    let mut bridge = recorded.project.command("claude", &[&recorded.settings], &[&typo]);
+    bridge.env("XDG_STATE_HOME", recorded.state()).env("HOOKWIRE_NO_DAEMON", "1");
+    let answer = run(bridge, &stdin);
+    let reason = answer.deny_reason();
+    assert!(reason.contains("guard.yaml"), "a config that does not load fails closed: {}", answer.describe());
+
+    let fires = recorded.log(&[]);
+    assert_eq!(fires.len(), 1, "{fires:#?}");
+    let fire = &fires[0];
+    assert_eq!(fire["session"], "session-refused", "{fire:#}");
+    assert_eq!(fire["verdict"], "deny", "{fire:#}");
+    assert_eq!(fire["tool"], "Bash", "{fire:#}");
+    assert!(fire["reason"].as_str().unwrap().contains("guard.yaml"), "{fire:#}");
+    assert_eq!(fire["hooks"], json!([]), "no hook ran: {fire:#}");
+}

@@ -4,7 +4,7 @@
 #![allow(dead_code, unreachable_pub, reason = "each test file uses a different part of the harness")]
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{
         Arc, Mutex,
         atomic::{AtomicU64, Ordering},
@@ -41,9 +41,13 @@ pub fn text(text: &str) -> Reply {
     Reply::Content(text.to_owned())
 }
 
-/// A fresh directory under the system temp dir.
+/// A fresh directory under the system temp dir. The first call removes the directories left
+/// by earlier runs of these tests whose process is gone (a test binary cannot remove its own at
+/// exit: the harness holds them until the end), so repeated runs do not fill the temp dir.
 pub fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicU64 = AtomicU64::new(0);
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(sweep_stale_temp_dirs);
     let dir = std::env::temp_dir().join(format!(
         "agent-loop-{tag}-{}-{}",
         std::process::id(),
@@ -51,6 +55,21 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     ));
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
+}
+
+/// Removes `agent-loop-<tag>-<pid>-<n>` directories in the temp dir whose `<pid>` no longer runs.
+fn sweep_stale_temp_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("agent-loop-")) else { continue };
+        let mut parts = rest.rsplitn(3, '-');
+        let (Some(_n), Some(pid), Some(_tag)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The real OpenAI client, talking to `server` as model `scripted-model`.
