@@ -15,6 +15,7 @@ mod hooktest;
 mod install;
 mod published;
 mod real_agents;
+mod real_copilot;
 mod recursion;
 mod replay;
 mod rules_e2e;
