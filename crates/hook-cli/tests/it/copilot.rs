@@ -430,3 +430,25 @@ fn a_hook_that_overruns_denies_a_tool_call() {
     assert_eq!((code, denied["permissionDecision"].clone()), (0, json!("deny")), "{out}{err}");
     assert!(denied["permissionDecisionReason"].as_str().unwrap().contains("deadline"), "{denied}");
 }
+
+#[test]
+fn check_agent_copilot_leaves_copilots_own_files_to_copilot() {
+    let scratch = scratch();
+    let own = scratch.write(
+        "work/.github/hooks/guard.json",
+        &copilot_file("preToolUse", json!([{"type": "command", "bash": "./guard.sh"}])),
+    );
+    let searched = |args: &[&str]| -> Vec<Value> {
+        let output = hookwire(&scratch, args).output().unwrap();
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", both(&output)));
+        value["searched"].as_array().cloned().unwrap_or_default()
+    };
+    let own = own.display().to_string();
+    let all = searched(&["check", "--format", "json"]);
+    let listed = all.iter().find(|place| place["path"] == own.as_str());
+    assert_eq!(listed.map(|p| p["level"].clone()), Some(json!("project")), "{all:#?}");
+    let for_copilot = searched(&["check", "--agent", "copilot", "--format", "json"]);
+    assert!(!for_copilot.iter().any(|place| place["path"] == own.as_str()), "{for_copilot:#?}");
+    let home_hooks = scratch.path("home/.copilot/hooks").display().to_string();
+    assert!(all.iter().any(|place| place["path"] == home_hooks.as_str()), "the user's place is listed: {all:#?}");
+}
