@@ -38,6 +38,7 @@ pub fn read_command(
         Agent::Claude => read_claude(event, run, context),
         Agent::Gemini => read_gemini(event, run, context),
         Agent::Codex => read_codex(event, run, context),
+        Agent::Copilot => crate::copilot::read_copilot(event, run),
     }
 }
 
@@ -142,7 +143,7 @@ fn plain_text_is_context(agent: Agent, event: Event) -> bool {
     match agent {
         Agent::Claude => matches!(event, Event::PreSendMessage | Event::UserPromptExpansion | Event::SessionStart),
         Agent::Codex => matches!(event, Event::PreSendMessage | Event::SessionStart | Event::SubagentStart),
-        Agent::Gemini => false,
+        Agent::Gemini | Agent::Copilot => false,
     }
 }
 
@@ -305,7 +306,7 @@ fn decode(
 
     match agent {
         Agent::Gemini => decode_gemini_decision(event, decision.as_deref(), reason, specific, context, &mut output)?,
-        Agent::Claude | Agent::Codex => {
+        Agent::Claude | Agent::Codex | Agent::Copilot => {
             if let Some(decision) = decision.as_deref()
                 && !matches!(decision, "approve" | "block")
             {

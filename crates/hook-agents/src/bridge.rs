@@ -25,6 +25,16 @@ pub fn failure_answer(message: &str) -> BridgeAnswer {
     BridgeAnswer { exit_code: 1, stdout: String::new(), stderr: format!("hookwire: {message}\n") }
 }
 
+/// [`failure_answer`] as `agent` needs it: Copilot CLI denies a tool call on any non-zero exit,
+/// so there a failure of the bridge itself is exit 0 with `{}` (see
+/// [`crate::copilot_failure_answer`]).
+pub fn failure_answer_as(agent: Agent, message: &str) -> BridgeAnswer {
+    match agent {
+        Agent::Copilot => crate::copilot::copilot_failure_answer(message),
+        _ => failure_answer(message),
+    }
+}
+
 fn join(texts: &[String]) -> Option<String> {
     let texts: Vec<&str> = texts.iter().map(String::as_str).filter(|t| !t.is_empty()).collect();
     (!texts.is_empty()).then(|| texts.join("\n\n"))
@@ -33,6 +43,9 @@ fn join(texts: &[String]) -> Option<String> {
 /// The answer of `agent` for `outcome`, fired on `event`; `context` is the context as the chain
 /// left it (for a rewritten tool input or result).
 pub fn answer_as(agent: Agent, event: Event, outcome: &FireOutcome, context: &Context) -> BridgeAnswer {
+    if agent == Agent::Copilot {
+        return crate::copilot::answer_copilot(event, outcome, context);
+    }
     let name = agent.event_name(event).unwrap_or(event.as_str());
     let mut top = Map::new();
     let mut specific = Map::new();

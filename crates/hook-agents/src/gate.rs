@@ -17,6 +17,10 @@ pub struct AgentGate {
 /// The input member whose value a matcher is compared with on `event`; `None`: the agent
 /// ignores matchers on this event.
 pub fn matched_member(agent: Agent, event: Event) -> Option<&'static str> {
+    if agent == Agent::Copilot {
+        // Copilot's hook files have no matcher: every entry runs for its event.
+        return None;
+    }
     if capability(event).is_tool_event {
         return Some("tool_name");
     }
@@ -28,7 +32,7 @@ pub fn matched_member(agent: Agent, event: Event) -> Option<&'static str> {
         (Agent::Gemini, _) => None,
         (Agent::Codex, Event::SessionStart) => Some("source"),
         (Agent::Codex, Event::SubagentStart | Event::SubagentStop) => Some("agent_type"),
-        (Agent::Codex, _) => None,
+        (Agent::Codex | Agent::Copilot, _) => None,
         (Agent::Claude, _) => match event {
             Event::SessionStart | Event::ConfigChange | Event::DirectoryAdded => Some("source"),
             Event::Setup | Event::PreAutoCompact | Event::PostAutoCompact => Some("trigger"),
@@ -52,6 +56,7 @@ fn flavor(agent: Agent, event: Event) -> MatcherFlavor {
         Agent::Gemini if capability(event).is_tool_event => MatcherFlavor::GeminiTool,
         Agent::Gemini => MatcherFlavor::GeminiExact,
         Agent::Codex => MatcherFlavor::Codex,
+        Agent::Copilot => MatcherFlavor::Claude,
     }
 }
 

@@ -30,7 +30,7 @@ pub struct InputError {
 /// Reads one hook input object of `agent` into the event it names and a context.
 ///
 /// The event comes from `hook_event_name` (older Claude Code builds wrote `event`), in the
-/// agent's own spelling. Members with a [`Context`] field fill it (`prompt` → `user_input`,
+/// agent's own spelling; Copilot CLI's input names none, see [`crate::copilot_event`]. Members with a [`Context`] field fill it (`prompt` → `user_input`,
 /// `tool_input` → `tool_arguments`, `tool_response` → `tool_result`, `error` → `tool_error`,
 /// `last_assistant_message` / `prompt_response` → `assistant_output`); the rest are kept as
 /// they are in [`Context::extra`].
@@ -38,6 +38,9 @@ pub fn context_from_input(agent: Agent, input: Value) -> Result<(Event, Context)
     let Value::Object(mut input) = input else {
         return Err(InputError { message: format!("the {} hook input must be a JSON object", agent.display_name()) });
     };
+    if agent == Agent::Copilot {
+        return crate::copilot::context_from_copilot(input);
+    }
     let name = input
         .get("hook_event_name")
         .or_else(|| input.get("event"))

@@ -1,6 +1,7 @@
 //! The runtime contracts of the agents whose hooks hookwire runs and answers as — the Claude
-//! Code family (Claude Code, Gemini CLI, Codex): their hook input, how their hooks' answers
-//! read, their matchers, and hookwire answering as one of their hooks.
+//! Code family (Claude Code, Gemini CLI, Codex) and GitHub Copilot CLI (`copilot.rs`): their
+//! hook input, how their hooks' answers read, their matchers, and hookwire answering as one of
+//! their hooks.
 //!
 //! Executors (`hook-bash` for `command`, `hook-llm` for `http` and `prompt`) run the handlers;
 //! this crate holds the contract they share, so every handler type reads answers the same way.
@@ -24,6 +25,7 @@
 
 mod answer;
 mod bridge;
+mod copilot;
 mod gate;
 mod input;
 pub mod matcher;
@@ -31,7 +33,8 @@ pub mod spill;
 mod urls;
 
 pub use answer::{BLOCKED_BY_HOOK, CommandRun, async_answer, read_command, read_http_body, read_prompt_verdict};
-pub use bridge::{BridgeAnswer, answer_as, failure_answer};
+pub use bridge::{BridgeAnswer, answer_as, failure_answer, failure_answer_as};
+pub use copilot::{copilot_event, copilot_failure_answer, copilot_input_line};
 pub use gate::{AgentGate, matched_member};
 pub use hook_protocol::tool::{refresh_tool_view, tool_class, tool_view};
 pub use input::{

@@ -19,7 +19,9 @@ use std::{
 };
 
 use async_trait::async_trait;
-use hook_agents::{AgentGate, CommandRun, async_answer, input_line_of, read_command, spill::spill_long_texts};
+use hook_agents::{
+    AgentGate, CommandRun, async_answer, copilot_input_line, input_line_of, read_command, spill::spill_long_texts,
+};
 use hook_core::{
     AgentHookDef, BuildError, BuiltHook, Context, Event, Hook, HookDefinition, HookError, HookFactory, HookInput,
     HookOutput, HookSpec, head_chars,
@@ -176,7 +178,9 @@ impl AgentCommandFactory {
         if let Some(own) = &def.handler.env {
             env.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
+        let hook_dir = spec.source.file.parent().filter(|dir| !dir.as_os_str().is_empty()).map(Path::to_path_buf);
         let hook = AgentCommandHook {
+            hook_dir,
             name: spec.name.clone(),
             def: (**def).clone(),
             command: command.to_owned(),
@@ -210,6 +214,8 @@ impl HookFactory for AgentCommandFactory {
 /// The deadline (`HookInput::deadline`) covers everything; when it passes, or when the future
 /// returned by `call` is dropped, the whole process group is killed with SIGKILL.
 pub struct AgentCommandHook {
+    /// The directory of the file that defines it (Copilot CLI's `COPILOT_HOOK_DIR`).
+    hook_dir: Option<PathBuf>,
     name: String,
     def: AgentHookDef,
     command: String,
@@ -289,8 +295,15 @@ impl AgentCommandHook {
             .or_else(|| process_cwd.clone())
             .unwrap_or_else(|| PathBuf::from("."));
         let input_cwd = session_cwd.or(process_cwd).map(|dir| dir.display().to_string()).unwrap_or_default();
+        // Copilot CLI runs an entry with a `cwd` there, relative to the project.
+        let own_dir = match (self.def.agent, self.def.handler.cwd.as_deref().filter(|d| !d.is_empty())) {
+            (Agent::Copilot, Some(dir)) => Some(project_dir.join(dir)),
+            _ => None,
+        };
         // Claude Code runs a hook whose directory is gone from the home directory.
-        let work_dir = if project_dir.is_dir() {
+        let work_dir = if let Some(dir) = own_dir {
+            Some(dir)
+        } else if project_dir.is_dir() {
             Some(project_dir.clone())
         } else {
             let home = std::env::var_os("HOME").map(PathBuf::from).filter(|home| home.is_dir());
@@ -310,7 +323,7 @@ impl AgentCommandHook {
             }
             None => None,
         };
-        let env_file = if is_session_start_family(event) {
+        let env_file = if is_session_start_family(event) && self.def.agent != Agent::Copilot {
             Some(self.env_file(context).map_err(|error| unavailable("could not create CLAUDE_ENV_FILE", error))?)
         } else {
             None
@@ -371,6 +384,12 @@ impl AgentCommandHook {
                 command.args(args.iter().map(|arg| substitute(arg, &vars, false)));
                 command
             }
+            None if self.def.agent == Agent::Copilot => {
+                // As Copilot CLI runs it: bash without its startup files.
+                let mut command = Command::new(COPILOT_BASH);
+                command.args(["--norc", "--noprofile", "-c"]).arg(&self.command);
+                command
+            }
             None => {
                 let mut command = Command::new(agent_shell(self.def.agent));
                 // Claude Code and Codex pass the command verbatim; Gemini CLI substitutes its
@@ -418,6 +437,13 @@ impl AgentCommandHook {
                 command.env("GEMINI_SESSION_ID", session_id);
             }
             Agent::Codex => {}
+            Agent::Copilot => {
+                command.env("COPILOT_PROJECT_DIR", &places.project_dir);
+                command.env("COPILOT_CLI", "1");
+                if let Some(dir) = &self.hook_dir {
+                    command.env("COPILOT_HOOK_DIR", dir);
+                }
+            }
         }
         if let Some((root, data)) = &places.plugin {
             command.env("CLAUDE_PLUGIN_ROOT", root);
@@ -445,6 +471,7 @@ impl AgentCommandHook {
         policy.write.extend(own.map(|path| path.display().to_string()));
         let program = match &self.def.handler.args {
             Some(_) => PathBuf::from(substitute(&self.command, &self.placeholders(places, ""), false)),
+            None if self.def.agent == Agent::Copilot => PathBuf::from(COPILOT_BASH),
             None => PathBuf::from(agent_shell(self.def.agent)),
         };
         let project = places.work_dir.as_deref();
@@ -538,7 +565,14 @@ impl Hook for AgentCommandHook {
             return Err(HookError::Timeout { after: budget });
         }
         let (event, context, agent) = (input.event, input.context, self.def.agent);
-        let payload = input.serialized(stdin_key(agent), move |event, context| input_line_of(agent, event, context));
+        let payload = if agent == Agent::Copilot {
+            let event_name = self.def.event_name.as_str();
+            let is_pascal = event_name.starts_with(|c: char| c.is_ascii_uppercase());
+            let key = if is_pascal { "agent.command_stdin.copilot_pascal" } else { "agent.command_stdin.copilot" };
+            input.serialized(key, move |event, context| copilot_input_line(event_name, event, context))
+        } else {
+            input.serialized(stdin_key(agent), move |event, context| input_line_of(agent, event, context))
+        };
         let places = self.places(event, context)?;
 
         let mut command = self.command_for(event, context, &places);
@@ -593,8 +627,12 @@ fn stdin_key(agent: Agent) -> &'static str {
         Agent::Claude => "agent.command_stdin.claude",
         Agent::Gemini => "agent.command_stdin.gemini",
         Agent::Codex => "agent.command_stdin.codex",
+        Agent::Copilot => "agent.command_stdin.copilot",
     }
 }
+
+/// The shell Copilot CLI runs a hook's `bash` command with (`--norc --noprofile -c`).
+const COPILOT_BASH: &str = "/bin/bash";
 
 /// Events whose hooks get a `CLAUDE_ENV_FILE`.
 fn is_session_start_family(event: Event) -> bool {
@@ -696,6 +734,7 @@ fn agent_shell(agent: Agent) -> &'static OsStr {
                 (shell.is_absolute() && is_executable(&shell)).then(|| shell.into_os_string())
             })
             .as_deref(),
+        Agent::Copilot => Some(OsStr::new(COPILOT_BASH)),
     };
     found.unwrap_or_else(shell)
 }

@@ -300,6 +300,8 @@ fn searched(
             let jdata = home.join(".jdata").join("agent");
             places.extend(HOOK_FILES.iter().map(|f| (jdata.join(f), "user")));
             places.extend(AGENT_FILES.iter().map(|f| (home.join(f), "user")));
+            let copilot = hook_host::discover::copilot_home(&home).join("hooks");
+            places.extend(copilot_places(&copilot, "user"));
         }
         let start = agent.map_or_else(|| cwd.to_path_buf(), |agent| crate::hook::discovery_start(agent, cwd));
         let roots = discover::project_roots(&start);
@@ -307,6 +309,7 @@ fn searched(
             places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (root.join(".hookwire").join(f), "project")));
             places.extend(HOOK_FILES.iter().map(|f| (root.join(".jcli").join(f), "project")));
             places.extend(AGENT_FILES.iter().map(|f| (root.join(f), "project")));
+            places.extend(copilot_places(&root.join(hook_host::discover::COPILOT_PROJECT_DIR), "project"));
         }
         if roots.is_empty() {
             places.push((cwd.join(".hookwire"), "project (no project directory found from here upward)"));
@@ -316,7 +319,13 @@ fn searched(
         places.push((if path.is_absolute() { path.clone() } else { cwd.join(path) }, "--config"));
     }
     let skipped = |path: &std::path::Path| {
-        agent.is_some_and(|agent| agent.settings_files().iter().any(|file| path.ends_with(file)))
+        let in_copilot_dir = path.parent().is_some_and(|dir| dir.ends_with(".github/hooks") || dir.ends_with("hooks"));
+        agent.is_some_and(|agent| {
+            agent.settings_files().iter().any(|file| path.ends_with(file))
+                || (agent == hook_protocol::Agent::Copilot
+                    && in_copilot_dir
+                    && path.extension().is_some_and(|e| e == "json"))
+        })
     };
     places
         .into_iter()
@@ -326,6 +335,15 @@ fn searched(
             json!({"path": path.display().to_string(), "level": level, "exists": path.exists(), "loaded": is_loaded})
         })
         .collect()
+}
+
+/// Copilot CLI's hook files in `dir` (each `*.json`), or the directory itself when it has none.
+fn copilot_places<'a>(dir: &std::path::Path, level: &'a str) -> Vec<(std::path::PathBuf, &'a str)> {
+    let files: Vec<_> = hook_host::discover::copilot_sources(dir, hook_core::Level::User)
+        .into_iter()
+        .map(|source| (source.path, level))
+        .collect();
+    if files.is_empty() { vec![(dir.to_path_buf(), level)] } else { files }
 }
 
 pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol::Agent>) -> u8 {

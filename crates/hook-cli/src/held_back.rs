@@ -67,6 +67,15 @@ pub(crate) fn apply(
     };
     let event_name = agent.event_name(event).unwrap_or(event.as_str());
     match agent {
+        Agent::Copilot => {
+            // Copilot's `ask` denies in `-p` and is refused in a session without a person: deny,
+            // unless the hooks that ran already did.
+            if top.get("permissionDecision").and_then(Value::as_str) != Some("deny") {
+                top.insert("permissionDecision".into(), "deny".into());
+                top.insert("permissionDecisionReason".into(), note.into());
+                top.remove("modifiedArgs");
+            }
+        }
         Agent::Gemini => {
             let denied = matches!(top.get("decision").and_then(Value::as_str), Some("deny" | "block"));
             if !denied {
@@ -99,7 +108,7 @@ pub(crate) fn apply(
             top.insert("hookSpecificOutput".into(), Value::Object(specific));
         }
     }
-    if agent != Agent::Codex {
+    if !matches!(agent, Agent::Codex | Agent::Copilot) {
         add_system_message(&mut top, note);
     }
     answer.stdout = format!("{}\n", Value::Object(top));
@@ -110,7 +119,8 @@ pub(crate) fn apply(
 /// `answer` with `note` in the agent's user-visible message (Claude Code's and Gemini CLI's
 /// `systemMessage`; Codex shows none, so there it goes to stderr).
 fn with_message(agent: Agent, mut answer: BridgeAnswer, note: &str) -> BridgeAnswer {
-    if agent == Agent::Codex || (answer.exit_code != 0 && answer.stdout.trim().is_empty()) {
+    // Codex and Copilot CLI show no message of a hook: the note goes to stderr there.
+    if matches!(agent, Agent::Codex | Agent::Copilot) || (answer.exit_code != 0 && answer.stdout.trim().is_empty()) {
         answer.stderr.insert_str(0, &format!("{note}\n"));
         return answer;
     }

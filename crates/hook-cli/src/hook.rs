@@ -1,4 +1,4 @@
-//! `hookwire hook claude|gemini|codex`: hookwire as ONE hook of an agent. It reads the agent's
+//! `hookwire hook claude|gemini|codex|copilot`: hookwire as ONE hook of an agent. It reads the agent's
 //! hook input on stdin, fires the event through every configured hook of every dialect, and
 //! answers with the exit code, stdout and stderr from which the agent concludes the combined
 //! decision.
@@ -13,6 +13,12 @@
 //! runs before any async runtime exists: one blocking connect, the hook input sent as the
 //! daemon's `fire` params without reading the configuration (the daemon has it), one answer
 //! line read and written out.
+//!
+//! Copilot CLI's input names no event: `--event <name>` names it (install writes one entry per
+//! event), else it is inferred from the input's members; the bridge writes it into the input as
+//! `hook_event_name` before anything else reads it, so the daemon reads the same. A failure of
+//! the bridge itself is exit 0 with `{}` for Copilot, which denies a tool call on any non-zero
+//! exit (see `hook_agents::copilot_failure_answer`).
 
 use std::{
     collections::BTreeMap,
@@ -22,7 +28,7 @@ use std::{
 };
 
 use clap::Args;
-use hook_agents::{BridgeAnswer, answer_as, context_from_input, failure_answer};
+use hook_agents::{BridgeAnswer, answer_as, context_from_input, failure_answer_as};
 use hook_core::{Action, Context, Engine, capability};
 use hook_host::{Host, HostBuilder};
 use hook_protocol::{
@@ -47,8 +53,12 @@ pub(crate) const CALL_ENV: [&str; 3] = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DI
 
 #[derive(Debug, Args)]
 pub(crate) struct HookArgs {
-    /// The agent calling: `claude`, `gemini` or `codex`.
+    /// The agent calling: `claude`, `gemini`, `codex` or `copilot`.
     agent: Agent,
+    /// Copilot CLI: the event this entry is registered for (`preToolUse`, ...), since Copilot's
+    /// input does not name it; without it the event is inferred from the input.
+    #[arg(long, value_name = "NAME")]
+    event: Option<String>,
     /// Also load this settings file of the agent (its `hooks` section), at user level
     /// (repeatable).
     #[arg(long = "settings", value_name = "FILE")]
@@ -73,6 +83,7 @@ impl HookArgs {
         let agent: Agent = words.next()??.parse().ok()?;
         let mut args = HookArgs {
             agent,
+            event: None,
             settings: Vec::new(),
             config: ConfigArgs { configs: Vec::new(), no_default_config: false },
             no_daemon: false,
@@ -84,6 +95,10 @@ impl HookArgs {
                 || words.next().flatten().filter(|v| !v.is_empty() && !v.starts_with('-')).map(PathBuf::from);
             match word {
                 "--settings" => args.settings.push(value()?),
+                "--event" if args.event.is_none() => {
+                    args.event =
+                        Some(words.next().flatten().filter(|v| !v.is_empty() && !v.starts_with('-'))?.to_owned());
+                }
                 "--config" => args.config.configs.push(value()?),
                 "--no-default-config" if !args.config.no_default_config => args.config.no_default_config = true,
                 "--no-daemon" if !args.no_daemon => args.no_daemon = true,
@@ -104,6 +119,7 @@ pub(crate) fn project_dir_in(agent: Agent, var: impl Fn(&str) -> Option<String>)
     let vars: &[&str] = match agent {
         Agent::Gemini => &["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
         Agent::Claude | Agent::Codex => &["CLAUDE_PROJECT_DIR"],
+        Agent::Copilot => &["COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
     };
     vars.iter().find_map(|name| var(name).filter(|v| !v.is_empty())).map(PathBuf::from)
 }
@@ -126,16 +142,21 @@ fn write_answer(answer: &BridgeAnswer) -> u8 {
 /// A blocking answer for `event` when the bridge cannot run the hooks at all: a guard that
 /// cannot load must not let the action through.
 pub(crate) fn refuse(agent: Agent, event: Event, reason: String) -> BridgeAnswer {
-    let Some(outcome) = refusal(event, &reason) else { return failure_answer(&reason) };
+    let Some(outcome) = refusal(agent, event, &reason) else { return failure_answer_as(agent, &reason) };
     let mut answer = answer_as(agent, event, &outcome, &Context::default());
     answer.stderr = format!("hookwire: {reason}\n");
     answer
 }
 
-/// What refusing `event` decides: `None` when the event cannot be blocked.
-fn refusal(event: Event, reason: &str) -> Option<hook_core::FireOutcome> {
+/// What refusing `event` decides for `agent`: `None` when the event cannot be blocked.
+fn refusal(agent: Agent, event: Event, reason: &str) -> Option<hook_core::FireOutcome> {
     let cap = capability(event);
-    let blocks = cap.allows(Action::DenyTool) || cap.allows(Action::Stop) || cap.is_approval;
+    let blocks = match agent {
+        // Copilot blocks only a tool call (and its permission request): elsewhere the reason
+        // would only be fed to the model.
+        Agent::Copilot => matches!(event, Event::PreToolExecution | Event::ApproveTool),
+        _ => cap.allows(Action::DenyTool) || cap.allows(Action::Stop) || cap.is_approval,
+    };
     if !blocks {
         return None;
     }
@@ -154,7 +175,7 @@ fn refusal(event: Event, reason: &str) -> Option<hook_core::FireOutcome> {
 /// [`refuse`], recorded in the decision store when it blocks: a call refused before any hook
 /// ran is a decision the person may want to find later.
 fn refuse_recorded(agent: Agent, event: Event, context: &Context, reason: String, started: Instant) -> BridgeAnswer {
-    if let Some(outcome) = refusal(event, &reason) {
+    if let Some(outcome) = refusal(agent, event, &reason) {
         crate::record::bridge_refusal(agent, context, &outcome, started.elapsed());
     }
     refuse(agent, event, reason)
@@ -486,7 +507,7 @@ fn fire_blocking(stream: &daemon::BlockingStream, params: &FireParams, paths: &D
             let agent = params.selection.agent?;
             Some(match context_from_input(agent, params.input.clone()?) {
                 Ok((event, _)) => refuse(agent, event, reason),
-                Err(e) => failure_answer(&format!("{reason}; {e}")),
+                Err(e) => failure_answer_as(agent, &format!("{reason}; {e}")),
             })
         }
         Err(_) => None,
@@ -574,10 +595,52 @@ fn without_lone_surrogates(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// The input with the event it is for written in as `hook_event_name`, for an agent whose input
+/// names none (Copilot CLI): `--event`, else what the input's members tell
+/// ([`hook_agents::copilot_event`]). Other agents' inputs come back as they are; `--event` is
+/// an error there.
+fn name_the_event(args: &HookArgs, input: Value) -> Result<Value, String> {
+    if args.agent != Agent::Copilot {
+        return match &args.event {
+            Some(_) => Err(format!(
+                "--event is for Copilot CLI, whose input names no event; {} names it in `hook_event_name`",
+                args.agent.display_name()
+            )),
+            None => Ok(input),
+        };
+    }
+    let Value::Object(mut input) = input else {
+        return Err("the Copilot CLI hook input must be a JSON object".to_owned());
+    };
+    let name = match &args.event {
+        Some(name) => {
+            if Agent::Copilot.event(name).is_none() && Agent::copilot_pascal_event(name).is_none() {
+                return Err(format!(
+                    "--event {name}: not a Copilot CLI hook event; known events: {}",
+                    Agent::Copilot.event_names().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            name.clone()
+        }
+        None => {
+            let event = hook_agents::copilot_event(&input).map_err(|e| e.to_string())?;
+            let pascal = input.get("hook_event_name").and_then(Value::as_str).map(str::to_owned);
+            pascal.unwrap_or_else(|| Agent::Copilot.event_name(event).unwrap_or(event.as_str()).to_owned())
+        }
+    };
+    // A PascalCase input names its own event; `--event` fills in for the camelCase one.
+    input.entry("hook_event_name").or_insert(Value::String(name));
+    Ok(Value::Object(input))
+}
+
 /// The answer when the hook input cannot be read at all: the event is unknown, so hookwire
 /// blocks (exit 2, which all three agents read as a block where the event can be blocked)
 /// rather than let a call it could not check through.
-fn unreadable_input(message: &str) -> BridgeAnswer {
+fn unreadable_input(agent: Agent, message: &str) -> BridgeAnswer {
+    if agent == Agent::Copilot {
+        // Copilot denies a tool call on any non-zero exit: hookwire's own failure must not.
+        return hook_agents::copilot_failure_answer(message);
+    }
     BridgeAnswer {
         exit_code: 2,
         stdout: String::new(),
@@ -593,22 +656,28 @@ pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
     let agent = args.agent;
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_end(&mut bytes) {
-        return Prepared::Answered(write_answer(&unreadable_input(&format!(
-            "cannot read the hook input on stdin: {e}"
-        ))));
+        return Prepared::Answered(write_answer(&unreadable_input(
+            agent,
+            &format!("cannot read the hook input on stdin: {e}"),
+        )));
     }
     let input: Value = match parse_input(&bytes) {
         Ok(input) => input,
         Err(e) => {
-            return Prepared::Answered(write_answer(&unreadable_input(&format!(
-                "the hook input on stdin is not JSON: {e}"
-            ))));
+            return Prepared::Answered(write_answer(&unreadable_input(
+                agent,
+                &format!("the hook input on stdin is not JSON: {e}"),
+            )));
         }
+    };
+    let input = match name_the_event(&args, input) {
+        Ok(input) => input,
+        Err(message) => return Prepared::Answered(write_answer(&failure_answer_as(agent, &message))),
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let piped = match copy_piped_settings(&mut args.settings) {
         Ok(piped) => piped,
-        Err(reason) => return Prepared::Answered(write_answer(&unreadable_input(&reason))),
+        Err(reason) => return Prepared::Answered(write_answer(&unreadable_input(agent, &reason))),
     };
     if !piped.is_empty() {
         // The copies are this call's own: a daemon would keep a configuration per call.
@@ -629,7 +698,7 @@ pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
     };
     let (event, mut context) = match context_from_input(agent, input) {
         Ok(read) => read,
-        Err(e) => return Prepared::Answered(write_answer(&failure_answer(&e.to_string()))),
+        Err(e) => return Prepared::Answered(write_answer(&failure_answer_as(agent, &e.to_string()))),
     };
     if let Some(raw) = hook_agents::tool_input_text(&text) {
         // Hooks read the tool's input members in the order the agent wrote them.

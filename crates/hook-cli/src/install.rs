@@ -1,6 +1,12 @@
-//! `hookwire install claude|gemini|codex`: one catch-all `hookwire hook <agent>` entry per event
-//! in the agent's settings file, so that every hook hookwire is configured with runs in that
-//! agent.
+//! `hookwire install claude|gemini|codex|copilot`: one catch-all `hookwire hook <agent>` entry per
+//! event in the agent's settings file, so that every hook hookwire is configured with runs in
+//! that agent.
+//!
+//! Copilot CLI reads every `*.json` of its hook directories, so hookwire gets a file of its own
+//! there (`.github/hooks/hookwire.json`, or `hooks/hookwire.json` in `$COPILOT_HOME`), written
+//! whole: one `hookwire hook copilot --event <name>` entry per event, since Copilot's input
+//! does not name its event. `--uninstall` removes that file (it refuses a file of that name
+//! holding entries of someone else's).
 //!
 //! The file is edited as text: only the `hooks` section changes, by insertions and removals at
 //! the byte positions of its JSON values, so every other key keeps its place, its formatting and
@@ -32,10 +38,10 @@ use crate::{discover, serve::utc_stamp};
 
 #[derive(Debug, Args)]
 pub(crate) struct InstallArgs {
-    /// The agent: `claude`, `gemini` or `codex`.
+    /// The agent: `claude`, `gemini`, `codex` or `copilot`.
     agent: Agent,
     /// Edit the project's settings file (`.claude/settings.json`, `.gemini/settings.json`,
-    /// `.codex/hooks.json` in the project root); the default.
+    /// `.codex/hooks.json`, `.github/hooks/hookwire.json` in the project root); the default.
     #[arg(long, conflicts_with = "user")]
     project: bool,
     /// Edit the user's settings file in the home directory.
@@ -107,6 +113,8 @@ fn settings_file(agent: Agent, user: bool, root: &Path) -> Result<PathBuf, Strin
         (Agent::Codex, true) => {
             env_dir("CODEX_HOME").map_or_else(|| home().map(|h| h.join(".codex")), Ok)?.join("hooks.json")
         }
+        (Agent::Copilot, false) => root.join(hook_host::discover::COPILOT_PROJECT_DIR).join(COPILOT_FILE),
+        (Agent::Copilot, true) => hook_host::discover::copilot_home(&home()?).join("hooks").join(COPILOT_FILE),
     })
 }
 
@@ -850,6 +858,112 @@ fn is_empty_object(text: &str) -> bool {
         && !has_comment(text)
 }
 
+/// The name of hookwire's own file among Copilot CLI's hook files.
+const COPILOT_FILE: &str = "hookwire.json";
+
+/// The whole Copilot hook file `install` writes: one entry per event, each running
+/// `<command> --event <name>` (Copilot's input does not name its event).
+fn copilot_file_text(command: &str, events: &[&str]) -> String {
+    let mut hooks = serde_json::Map::new();
+    for event in events {
+        let entry = serde_json::json!([{
+            "type": "command",
+            "bash": format!("{command} --event {event}"),
+            "timeoutSec": ENTRY_TIMEOUT_SECS,
+        }]);
+        hooks.insert((*event).to_owned(), entry);
+    }
+    let file = serde_json::json!({"version": 1, "hooks": hooks});
+    format!("{}\n", serde_json::to_string_pretty(&file).unwrap_or_default())
+}
+
+/// The commands of a Copilot hook file's entries that are not `hookwire hook copilot` ones:
+/// what `install` must not overwrite or remove. `Err`: the file is not a hook file at all.
+fn foreign_copilot_entries(text: &str) -> Result<Vec<String>, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let hooks = value.get("hooks").and_then(serde_json::Value::as_object).cloned().unwrap_or_default();
+    let mut foreign = Vec::new();
+    for entries in hooks.values() {
+        for entry in entries.as_array().into_iter().flatten() {
+            let command = entry.get("bash").and_then(serde_json::Value::as_str).unwrap_or_default();
+            if !is_bridge_command(command, Agent::Copilot) {
+                foreign.push(if command.is_empty() { entry.to_string() } else { command.to_owned() });
+            }
+        }
+    }
+    Ok(foreign)
+}
+
+/// `install copilot`: writes (or removes) hookwire's own hook file.
+fn run_copilot(args: &InstallArgs, file: &Path, events: &[&str]) -> Result<(), String> {
+    let what = "`hookwire hook copilot`";
+    let old = match fs::read_to_string(file) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+    };
+    if let Some(text) = &old {
+        let foreign =
+            foreign_copilot_entries(text).map_err(|e| format!("{}: {e}; move it away first", file.display()))?;
+        if !foreign.is_empty() {
+            return Err(format!(
+                "{}: holds entries install did not write ({}); move them to another file of {} first",
+                file.display(),
+                foreign.join(", "),
+                file.parent().map(|d| d.display().to_string()).unwrap_or_default()
+            ));
+        }
+    }
+    let command = format!("{} --event", bridge_command(Agent::Copilot)?);
+    let command = command.trim_end_matches(" --event");
+    let new = if args.uninstall { None } else { Some(copilot_file_text(command, events)) };
+    if old == new {
+        if args.uninstall {
+            outln!("{}: no {what} entry; nothing to change", file.display());
+        } else {
+            outln!("{}: {what} is already installed on every chosen event; nothing to change", file.display());
+        }
+        return Ok(());
+    }
+    outln!("{}", diff(old.as_deref().unwrap_or_default(), new.as_deref().unwrap_or_default(), file).trim_end());
+    if args.dry_run {
+        let verb = if new.is_none() { "deleted" } else { "written" };
+        outln!("dry run: {} not {verb}", file.display());
+        return Ok(());
+    }
+    let state = state_dir()?;
+    let note = created_note(&state, file);
+    let backup = match &old {
+        Some(text) => Some(
+            back_up(&state, file, text)
+                .map_err(|e| format!("cannot write the backup of {} in {}: {e}", file.display(), state.display()))?,
+        ),
+        None => None,
+    };
+    let backup = backup.map(|b| format!(" (previous version: {})", b.display())).unwrap_or_default();
+    let Some(new) = new else {
+        fs::remove_file(file).map_err(|e| format!("cannot delete {}: {e}", file.display()))?;
+        // The directories `install` created, if nothing else came into them.
+        let dirs = fs::read_to_string(&note).unwrap_or_default();
+        for dir in dirs.lines().filter(|l| !l.is_empty()) {
+            let _ = fs::remove_dir(dir);
+        }
+        let _ = fs::remove_file(&note);
+        outln!("removed {what}: deleted {}{backup}", file.display());
+        return Ok(());
+    };
+    let created_dirs = missing_dirs(file);
+    write_atomically(file, &new).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    if old.is_none() {
+        let dirs: String = created_dirs.iter().map(|d| format!("{}\n", d.display())).collect();
+        if let Err(e) = private_dir(&state.join("created")).and_then(|()| fs::write(&note, dirs)) {
+            eprintln!("hookwire: warning: cannot note that install created {}: {e}", file.display());
+        }
+    }
+    outln!("installed {what} on {} events in {}{backup}", events.len(), file.display());
+    Ok(())
+}
+
 pub(crate) fn run(args: &InstallArgs) -> u8 {
     match run_checked(args) {
         Ok(()) => 0,
@@ -865,6 +979,9 @@ fn run_checked(args: &InstallArgs) -> Result<(), String> {
     let root = discover::project_root(&cwd).unwrap_or(cwd);
     let file = settings_file(args.agent, args.user, &root)?;
     let events = chosen_events(args.agent, &args.events)?;
+    if args.agent == Agent::Copilot {
+        return run_copilot(args, &file, &events);
+    }
     let target = through_links(&file).map_err(|e| format!("cannot follow {}: {e}", file.display()))?;
     let old = match fs::read_to_string(&target) {
         Ok(text) => Some(text),

@@ -259,7 +259,7 @@ fn refuse_too_deep() -> Option<u8> {
     let context = read.ok().and_then(|_| hook_protocol::serde_json::from_str(&text).ok());
     let answer = match context.map(|input| hook_agents::context_from_input(agent, input)) {
         Some(Ok((event, _))) => hook::refuse(agent, event, reason),
-        _ => hook_agents::failure_answer(&reason),
+        _ => hook_agents::failure_answer_as(agent, &reason),
     };
     let _ = std::io::stdout().write_all(answer.stdout.as_bytes());
     let _ = std::io::stderr().write_all(answer.stderr.as_bytes());

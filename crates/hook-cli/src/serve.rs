@@ -20,7 +20,7 @@ use std::{
 };
 
 use clap::Args;
-use hook_agents::{BridgeAnswer, context_from_input, failure_answer};
+use hook_agents::{BridgeAnswer, context_from_input, failure_answer_as};
 use hook_core::{Context, Event, HookSpec};
 use hook_host::{Host, Refresh};
 use hook_protocol::{
@@ -516,7 +516,7 @@ impl Daemon {
     ) -> Result<BridgeAnswer, RpcError> {
         let (event, mut context) = match context_from_input(agent, input) {
             Ok(read) => read,
-            Err(e) => return Ok(failure_answer(&e.to_string())),
+            Err(e) => return Ok(failure_answer_as(agent, &e.to_string())),
         };
         if let Some(raw) = tool_input_text {
             hook_agents::keep_tool_input_order(&mut context, raw);

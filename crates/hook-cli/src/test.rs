@@ -20,7 +20,7 @@ use hook_config::ConfigSource;
 use hook_core::{Engine, FireOutcome, HookDefinition, HookId, HookSpec, Level};
 use hook_host::{Locations, TrustPolicy};
 use hook_protocol::{
-    Event,
+    Agent, Event,
     hooktest::{ExpectedDecision, HookTestCase, HookTestExpect, HookTestFile, TextMatch},
     serde_json::{self, Map, Value, json},
 };
@@ -252,12 +252,19 @@ async fn start(test: &HookTestFile, project: &Path, name: &str) -> Result<(Engin
 }
 
 /// The hook input of `case`: its `input`, with the common members filled in when omitted.
-fn input_of(case: &HookTestCase, project: &Path, transcript: &Path) -> Value {
+fn input_of(agent: Agent, case: &HookTestCase, project: &Path, transcript: &Path) -> Value {
     let mut input = case.input.clone();
     let mut fill = |key: &str, value: Value| {
         input.entry(key.to_owned()).or_insert(value);
     };
     fill("hook_event_name", case.event.clone().into());
+    if agent == Agent::Copilot && !case.event.starts_with(|c: char| c.is_ascii_uppercase()) {
+        // Copilot's camelCase input (the event name above is what `--event` tells the bridge).
+        fill("sessionId", "hookwire-test".into());
+        fill("cwd", project.display().to_string().into());
+        fill("timestamp", 0.into());
+        return Value::Object(input);
+    }
     fill("session_id", "hookwire-test".into());
     fill("cwd", project.display().to_string().into());
     fill("transcript_path", transcript.display().to_string().into());
@@ -279,10 +286,25 @@ pub(crate) fn read_answer(event: Event, answer: &hook_agents::BridgeAnswer) -> G
         return got;
     }
     let Ok(Value::Object(top)) = serde_json::from_str::<Value>(answer.stdout.trim()) else { return got };
-    let specific = top.get("hookSpecificOutput").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut specific = top.get("hookSpecificOutput").and_then(Value::as_object).cloned().unwrap_or_default();
     let word = |text: &str| -> Option<&'static str> {
         ["allow", "deny", "ask", "defer", "block", "continue", "stop"].into_iter().find(|w| *w == text)
     };
+    // Copilot CLI's answer is top-level: read it as the others' `hookSpecificOutput`.
+    for (key, as_key) in [
+        ("permissionDecision", "permissionDecision"),
+        ("permissionDecisionReason", "permissionDecisionReason"),
+        ("additionalContext", "additionalContext"),
+        ("modifiedArgs", "updatedInput"),
+    ] {
+        if let Some(value) = top.get(key) {
+            specific.insert(as_key.into(), value.clone());
+        }
+    }
+    if let Some(behavior) = top.get("behavior") {
+        let message = top.get("message").cloned().unwrap_or_default();
+        specific.insert("decision".into(), serde_json::json!({"behavior": behavior, "message": message}));
+    }
     if let Some(decision) = specific.get("permissionDecision").and_then(Value::as_str) {
         got.decision = word(decision);
         got.reason = text_of(specific.get("permissionDecisionReason"));
@@ -484,7 +506,7 @@ async fn run_case(
         trace: Vec::new(),
     };
     let mut ran = Vec::new();
-    match hook_agents::context_from_input(test.agent, input_of(case, project, transcript)) {
+    match hook_agents::context_from_input(test.agent, input_of(test.agent, case, project, transcript)) {
         Err(e) => result.failures.push(format!("input: {e}")),
         Ok((event, context)) => {
             let before = context.clone();

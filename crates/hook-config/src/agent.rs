@@ -41,7 +41,7 @@ fn position(text: &str, offset: usize) -> (usize, usize) {
 
 /// Line and column of offsets asked for in increasing order, in one pass over the text (a file
 /// of thousands of handlers must not be re-scanned from its start for each).
-struct Positions<'a> {
+pub(crate) struct Positions<'a> {
     text: &'a str,
     offset: usize,
     line: usize,
@@ -49,11 +49,11 @@ struct Positions<'a> {
 }
 
 impl<'a> Positions<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         Positions { text, offset: 0, line: 1, line_start: 0 }
     }
 
-    fn at(&mut self, offset: usize) -> (usize, usize) {
+    pub(crate) fn at(&mut self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         if offset < self.offset {
             *self = Positions::new(self.text);
@@ -69,7 +69,7 @@ impl<'a> Positions<'a> {
 }
 
 /// Where `"key"` first appears at or after byte `from`.
-fn find_key(text: &str, key: &str, from: usize) -> Option<usize> {
+pub(crate) fn find_key(text: &str, key: &str, from: usize) -> Option<usize> {
     let quoted = format!("\"{key}\"");
     text.get(from..)?.find(&quoted).map(|i| from + i)
 }

@@ -7,7 +7,9 @@
 //! 2. j-cli's hook directories: `hooks/<name>/HOOK.yaml` (or `HOOK.yml`; `HOOK.yaml` wins when
 //!    both exist), each a hook with an `events:` list, named after its directory;
 //! 3. PicoClaw's config (JSON or YAML) with a top-level `hooks` object: `enabled`,
-//!    `defaults`, `processes`, `builtins`.
+//!    `defaults`, `processes`, `builtins`;
+//! 4. the agents' own hook files: Claude Code, Gemini CLI and Codex settings (`agent.rs`) and
+//!    GitHub Copilot CLI's `.github/hooks/*.json` (`copilot.rs`).
 //!
 //! A file's dialect comes from its name and content: `HOOK.yaml` / `HOOK.yml` is a directory
 //! hook, a top-level `hooks` key is PicoClaw, anything else is event-keyed. `.json` files are
@@ -38,8 +40,8 @@
 //! # Places
 //!
 //! A file belongs where it was found, not where a symbolic link points: its project root is
-//! the directory holding the nearest `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/` or `.codex/`
-//! on the path as written (see [`project_root`]). The loader records on each spec the
+//! the directory holding the nearest `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/`, `.codex/`,
+//! `.github/` or `.copilot/` on the path as written (see [`project_root`]). The loader records on each spec the
 //! directory it runs in ([`HookSpec::work_dir`]): the project root for a project's hooks, the
 //! config file's directory for a process hook, whatever the caller's working directory.
 //!
@@ -65,6 +67,7 @@
 
 mod agent;
 mod check;
+mod copilot;
 mod diagnostic;
 mod jcli;
 mod locate;
@@ -356,7 +359,7 @@ impl Place {
     /// Where `path` is.
     fn of(path: &Path) -> Place {
         let absolute = absolute(path);
-        const MARKERS: [&str; 5] = [".hookwire", ".jcli", ".claude", ".gemini", ".codex"];
+        const MARKERS: [&str; 7] = [".hookwire", ".jcli", ".claude", ".gemini", ".codex", ".github", ".copilot"];
         let marker =
             absolute.ancestors().find(|dir| dir.file_name().is_some_and(|name| MARKERS.iter().any(|m| name == *m)));
         let written_root = match marker.and_then(Path::parent) {
@@ -397,7 +400,8 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
 }
 
 /// The project root of a config file or hooks directory: the directory holding the nearest
-/// `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/` or `.codex/` on its path as written (`/p` for
+/// `.hookwire/`, `.jcli/`, `.claude/`, `.gemini/`, `.codex/`, `.github/` or `.copilot/` on its
+/// path as written (`/p` for
 /// `/p/.hookwire/hooks.yaml` and for `/p/.jcli/hooks/guard/HOOK.yaml`), else the directory
 /// containing it; canonical when it exists.
 ///
@@ -605,10 +609,14 @@ fn parse_file(raw: RawFile, deadlines: Deadlines, is_shallow: bool) -> FileLoad 
         Vec::new()
     } else {
         let agent = agent.or_else(|| {
+            if cx.format == Format::Json && copilot::is_copilot_file(path, &text) {
+                return Some(Agent::Copilot);
+            }
             (cx.format == Format::Json && agent::looks_like_agent_settings(&text)).then(|| agent::agent_of(path, &text))
         });
         match (hook_dir, agent) {
             (Some((name, dir)), _) => every_error(&mut cx, &Dialect::Dir(name, place.rebase(&dir))),
+            (None, Some(Agent::Copilot)) => copilot::copilot_file(&mut cx),
             (None, Some(agent)) if cx.is_shallow => shallow_agent_specs(&mut cx, agent),
             (None, Some(agent)) => agent::agent_settings(&mut cx, agent),
             (None, None) => {

@@ -189,6 +189,8 @@ const TABLE: [Capability; Event::ALL.len()] = [
     NOTHING,
     // pre_tool_selection
     Capability { may_change: &[Field::Tools], actions: STOP_OR_ABORT, ..NOTHING },
+    // error_occurred: Copilot CLI reads nothing back from its errorOccurred hooks.
+    NOTHING,
 ];
 
 /// What hooks may do on `event`.
@@ -218,6 +220,7 @@ mod tests {
                 Event::WorktreeRemove,
                 Event::MessageDisplay,
                 Event::PostModelSwitch,
+                Event::ErrorOccurred,
             ]
         );
         // Claude Code's SessionStart hooks answer with context: they run in order.

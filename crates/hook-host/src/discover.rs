@@ -4,8 +4,8 @@
 //! | level | places |
 //! |---|---|
 //! | managed | `/etc/hookwire/` (`$HOOKWIRE_MANAGED_DIR` instead, when set): the same six names as the user's |
-//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/`, `rules.yaml`, `rules.yml` (hookwire); `~/.jdata/agent/` the first four (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json` |
-//! | project | `<root>/.hookwire/` the same six names, `<root>/.jcli/` the first four; `<root>/.claude/settings.json`, ... as at user level |
+//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/`, `rules.yaml`, `rules.yml` (hookwire); `~/.jdata/agent/` the first four (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json`; `$COPILOT_HOME/hooks/*.json` (default `~/.copilot/hooks/`) |
+//! | project | `<root>/.hookwire/` the same six names, `<root>/.jcli/` the first four; `<root>/.claude/settings.json`, ... as at user level; `<root>/.github/hooks/*.json` (Copilot CLI) |
 //!
 //! A PicoClaw configuration is any of those hook files with a top-level `hooks` object. The
 //! project root is the nearest directory at or above the starting one holding `.hookwire/`,
@@ -96,7 +96,7 @@ impl Locations {
     }
 
     /// Whether `dir` is a project root: it holds `.hookwire/`, `.jcli/` or an agent's settings
-    /// file, and is not the home directory.
+    /// file (Copilot CLI's `.github/hooks/*.json`), and is not the home directory.
     fn is_project_root(&self, dir: &Path) -> bool {
         dir.join(".hookwire").is_dir()
             || dir.join(".jcli").is_dir()
@@ -133,6 +133,9 @@ impl Locations {
         if let Some(home) = &self.home {
             sources.extend(sources_in(&home.join(".jdata").join("agent"), Level::User));
             sources.extend(agent_sources(home, Level::User, skip));
+            if skip != Some(Agent::Copilot) {
+                sources.extend(copilot_sources(&copilot_home(home).join("hooks"), Level::User));
+            }
         }
         sources
     }
@@ -193,13 +196,44 @@ pub fn hookwire_sources_in(dir: &Path, level: Level) -> Vec<ConfigSource> {
     sources
 }
 
-/// The agent settings files under `dir` that exist, except `skip`'s own.
+/// The agent settings files under `dir` that exist, except `skip`'s own: the files of
+/// [`AGENT_FILES`], then Copilot CLI's `.github/hooks/*.json` (at project level).
 pub fn agent_sources(dir: &Path, level: Level, skip: Option<Agent>) -> Vec<ConfigSource> {
-    AGENT_FILES
+    let mut sources: Vec<ConfigSource> = AGENT_FILES
         .iter()
         .filter(|(agent, _)| Some(*agent) != skip)
         .map(|(agent, file)| (*agent, dir.join(file)))
         .filter(|(_, path)| path.is_file())
         .map(|(agent, path)| ConfigSource::agent(path, level, agent))
-        .collect()
+        .collect();
+    if skip != Some(Agent::Copilot) && level == Level::Project {
+        sources.extend(copilot_sources(&dir.join(COPILOT_PROJECT_DIR), level));
+    }
+    sources
+}
+
+/// Where a repository keeps its Copilot CLI hook files, relative to its root.
+pub const COPILOT_PROJECT_DIR: &str = ".github/hooks";
+
+/// Copilot CLI's home: `$COPILOT_HOME`, else `<home>/.copilot`. Its user hook files are
+/// `hooks/*.json` there.
+pub fn copilot_home(home: &Path) -> PathBuf {
+    std::env::var_os("COPILOT_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .unwrap_or_else(|| home.join(".copilot"))
+}
+
+/// The Copilot CLI hook files of `dir` (every `*.json` file in it, sorted by name, as Copilot
+/// reads them).
+pub fn copilot_sources(dir: &Path, level: Level) -> Vec<ConfigSource> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json") && path.is_file())
+        .collect();
+    files.sort();
+    files.into_iter().map(|path| ConfigSource::agent(path, level, Agent::Copilot)).collect()
 }

@@ -55,6 +55,7 @@ fn input_cache_key(agent: Agent) -> &'static str {
         Agent::Claude => "hook_llm.agent_input.claude",
         Agent::Gemini => "hook_llm.agent_input.gemini",
         Agent::Codex => "hook_llm.agent_input.codex",
+        Agent::Copilot => "hook_llm.agent_input.copilot",
     }
 }
 

@@ -55,6 +55,7 @@ pub(crate) fn route(event: Event) -> (&'static str, Option<Mode>) {
         Event::PreModelSwitch => ("hook.pre_model_switch", None),
         Event::PostModelSwitch => ("hook.post_model_switch", None),
         Event::PreToolSelection => ("hook.pre_tool_selection", None),
+        Event::ErrorOccurred => ("hook.error_occurred", None),
     }
 }
 

@@ -1,5 +1,5 @@
-//! The agents of the Claude Code family — Claude Code, Gemini CLI and Codex — and the names each
-//! gives hookwire's events.
+//! The agents whose hooks hookwire runs and answers as — the Claude Code family (Claude Code,
+//! Gemini CLI, Codex) and GitHub Copilot CLI — and the names each gives hookwire's events.
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
@@ -17,61 +17,73 @@ pub enum Agent {
     Gemini,
     /// Codex (`.codex/hooks.json`).
     Codex,
+    /// GitHub Copilot CLI (`.github/hooks/*.json`).
+    Copilot,
 }
 
-/// One event's names in Claude Code, Gemini CLI and Codex (`None`: the agent has no such event).
-type Names = (Event, Option<&'static str>, Option<&'static str>, Option<&'static str>);
+/// One event's names in Claude Code, Gemini CLI, Codex and Copilot CLI (`None`: the agent has no
+/// such event).
+type Names = (Event, Option<&'static str>, Option<&'static str>, Option<&'static str>, Option<&'static str>);
 
-/// Per event: its name in Claude Code, Gemini CLI and Codex.
+/// Per event: its name in Claude Code, Gemini CLI, Codex and Copilot CLI (its camelCase names;
+/// Copilot also takes Claude Code's PascalCase names, see [`Agent::copilot_pascal_event`]).
 const NAMES: &[Names] = &[
-    (Event::SessionStart, Some("SessionStart"), Some("SessionStart"), Some("SessionStart")),
-    (Event::SessionEnd, Some("SessionEnd"), Some("SessionEnd"), None),
-    (Event::PreSendMessage, Some("UserPromptSubmit"), Some("BeforeAgent"), Some("UserPromptSubmit")),
-    (Event::PreLlmRequest, None, Some("BeforeModel"), None),
-    (Event::PostLlmResponse, None, Some("AfterModel"), None),
-    (Event::PreToolExecution, Some("PreToolUse"), Some("BeforeTool"), Some("PreToolUse")),
-    (Event::ApproveTool, Some("PermissionRequest"), None, Some("PermissionRequest")),
-    (Event::PostToolExecution, Some("PostToolUse"), Some("AfterTool"), Some("PostToolUse")),
-    (Event::PostToolExecutionFailure, Some("PostToolUseFailure"), None, None),
-    (Event::Stop, Some("Stop"), Some("AfterAgent"), Some("Stop")),
-    (Event::PreAutoCompact, Some("PreCompact"), Some("PreCompress"), Some("PreCompact")),
-    (Event::PostAutoCompact, Some("PostCompact"), None, Some("PostCompact")),
-    (Event::PermissionDenied, Some("PermissionDenied"), None, None),
-    (Event::Notification, Some("Notification"), Some("Notification"), None),
-    (Event::SubagentStart, Some("SubagentStart"), None, Some("SubagentStart")),
-    (Event::SubagentStop, Some("SubagentStop"), None, Some("SubagentStop")),
-    (Event::StopFailure, Some("StopFailure"), None, Some("StopFailure")),
-    (Event::PostToolBatch, Some("PostToolBatch"), None, None),
-    (Event::Setup, Some("Setup"), None, None),
-    (Event::UserPromptExpansion, Some("UserPromptExpansion"), None, None),
-    (Event::InstructionsLoaded, Some("InstructionsLoaded"), None, None),
-    (Event::ConfigChange, Some("ConfigChange"), None, None),
-    (Event::CwdChanged, Some("CwdChanged"), None, None),
-    (Event::FileChanged, Some("FileChanged"), None, None),
-    (Event::DirectoryAdded, Some("DirectoryAdded"), None, None),
-    (Event::TaskCreated, Some("TaskCreated"), None, None),
-    (Event::TaskCompleted, Some("TaskCompleted"), None, None),
-    (Event::TeammateIdle, Some("TeammateIdle"), None, None),
-    (Event::WorktreeCreate, Some("WorktreeCreate"), None, None),
-    (Event::WorktreeRemove, Some("WorktreeRemove"), None, None),
-    (Event::Elicitation, Some("Elicitation"), None, None),
-    (Event::ElicitationResult, Some("ElicitationResult"), None, None),
-    (Event::MessageDisplay, Some("MessageDisplay"), None, None),
-    (Event::PreModelSwitch, Some("PreModelSwitch"), None, None),
-    (Event::PostModelSwitch, Some("PostModelSwitch"), None, None),
-    (Event::PreToolSelection, None, Some("BeforeToolSelection"), None),
+    (Event::SessionStart, Some("SessionStart"), Some("SessionStart"), Some("SessionStart"), Some("sessionStart")),
+    (Event::SessionEnd, Some("SessionEnd"), Some("SessionEnd"), None, Some("sessionEnd")),
+    (
+        Event::PreSendMessage,
+        Some("UserPromptSubmit"),
+        Some("BeforeAgent"),
+        Some("UserPromptSubmit"),
+        Some("userPromptSubmitted"),
+    ),
+    (Event::PreLlmRequest, None, Some("BeforeModel"), None, None),
+    (Event::PostLlmResponse, None, Some("AfterModel"), None, None),
+    (Event::PreToolExecution, Some("PreToolUse"), Some("BeforeTool"), Some("PreToolUse"), Some("preToolUse")),
+    (Event::ApproveTool, Some("PermissionRequest"), None, Some("PermissionRequest"), Some("permissionRequest")),
+    (Event::PostToolExecution, Some("PostToolUse"), Some("AfterTool"), Some("PostToolUse"), Some("postToolUse")),
+    (Event::PostToolExecutionFailure, Some("PostToolUseFailure"), None, None, Some("postToolUseFailure")),
+    (Event::Stop, Some("Stop"), Some("AfterAgent"), Some("Stop"), Some("agentStop")),
+    (Event::PreAutoCompact, Some("PreCompact"), Some("PreCompress"), Some("PreCompact"), Some("preCompact")),
+    (Event::PostAutoCompact, Some("PostCompact"), None, Some("PostCompact"), None),
+    (Event::PermissionDenied, Some("PermissionDenied"), None, None, None),
+    (Event::Notification, Some("Notification"), Some("Notification"), None, Some("notification")),
+    (Event::SubagentStart, Some("SubagentStart"), None, Some("SubagentStart"), Some("subagentStart")),
+    (Event::SubagentStop, Some("SubagentStop"), None, Some("SubagentStop"), Some("subagentStop")),
+    (Event::StopFailure, Some("StopFailure"), None, Some("StopFailure"), None),
+    (Event::PostToolBatch, Some("PostToolBatch"), None, None, None),
+    (Event::Setup, Some("Setup"), None, None, None),
+    (Event::UserPromptExpansion, Some("UserPromptExpansion"), None, None, None),
+    (Event::InstructionsLoaded, Some("InstructionsLoaded"), None, None, None),
+    (Event::ConfigChange, Some("ConfigChange"), None, None, None),
+    (Event::CwdChanged, Some("CwdChanged"), None, None, None),
+    (Event::FileChanged, Some("FileChanged"), None, None, None),
+    (Event::DirectoryAdded, Some("DirectoryAdded"), None, None, None),
+    (Event::TaskCreated, Some("TaskCreated"), None, None, None),
+    (Event::TaskCompleted, Some("TaskCompleted"), None, None, None),
+    (Event::TeammateIdle, Some("TeammateIdle"), None, None, None),
+    (Event::WorktreeCreate, Some("WorktreeCreate"), None, None, None),
+    (Event::WorktreeRemove, Some("WorktreeRemove"), None, None, None),
+    (Event::Elicitation, Some("Elicitation"), None, None, None),
+    (Event::ElicitationResult, Some("ElicitationResult"), None, None, None),
+    (Event::MessageDisplay, Some("MessageDisplay"), None, None, None),
+    (Event::PreModelSwitch, Some("PreModelSwitch"), None, None, None),
+    (Event::PostModelSwitch, Some("PostModelSwitch"), None, None, None),
+    (Event::PreToolSelection, None, Some("BeforeToolSelection"), None, None),
+    (Event::ErrorOccurred, None, None, None, Some("errorOccurred")),
 ];
 
 impl Agent {
     /// Every agent.
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Gemini, Agent::Codex];
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Gemini, Agent::Codex, Agent::Copilot];
 
-    /// `claude`, `gemini` or `codex`: the word `hookwire hook` takes.
+    /// `claude`, `gemini`, `codex` or `copilot`: the word `hookwire hook` takes.
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Gemini => "gemini",
             Agent::Codex => "codex",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -81,6 +93,7 @@ impl Agent {
             Agent::Claude => "Claude Code",
             Agent::Gemini => "Gemini CLI",
             Agent::Codex => "Codex",
+            Agent::Copilot => "Copilot CLI",
         }
     }
 
@@ -89,7 +102,15 @@ impl Agent {
             Agent::Claude => row.1,
             Agent::Gemini => row.2,
             Agent::Codex => row.3,
+            Agent::Copilot => row.4,
         }
+    }
+
+    /// The event Copilot CLI calls `name` in its PascalCase spelling (`PreToolUse`, `Stop`, ...):
+    /// Claude Code's name of an event Copilot has. Such a hook gets Claude Code's snake_case
+    /// payload.
+    pub fn copilot_pascal_event(name: &str) -> Option<Event> {
+        NAMES.iter().find(|row| row.1 == Some(name) && row.4.is_some()).map(|row| row.0)
     }
 
     /// The event this agent calls `name` (exact, case-sensitive), if it has one by that name.
@@ -114,7 +135,21 @@ impl Agent {
             Agent::Claude => &[".claude/settings.json", ".claude/settings.local.json"],
             Agent::Gemini => &[".gemini/settings.json"],
             Agent::Codex => &[".codex/hooks.json"],
+            // Copilot's hook files are every `*.json` of this directory.
+            Agent::Copilot => &[".github/hooks"],
         }
+    }
+
+    /// Whether `relative` (a path relative to a home or project directory, as found) is one of
+    /// this agent's own hook files: a settings file of [`Agent::settings_files`], or for Copilot
+    /// CLI a `*.json` of `.github/hooks/` (a repository's) or `.copilot/hooks/` (the user's).
+    pub fn owns_file(self, relative: &std::path::Path) -> bool {
+        if self != Agent::Copilot {
+            return self.settings_files().iter().any(|file| relative == std::path::Path::new(file));
+        }
+        let is_json = relative.extension().is_some_and(|ext| ext == "json");
+        let dir = relative.parent().unwrap_or(std::path::Path::new(""));
+        is_json && (dir == std::path::Path::new(".github/hooks") || dir == std::path::Path::new(".copilot/hooks"))
     }
 
     /// The environment variable holding the project directory for this agent's hooks.
@@ -122,16 +157,18 @@ impl Agent {
         match self {
             Agent::Claude | Agent::Codex => "CLAUDE_PROJECT_DIR",
             Agent::Gemini => "GEMINI_PROJECT_DIR",
+            Agent::Copilot => "COPILOT_PROJECT_DIR",
         }
     }
 
     /// The default deadline of a handler of type `kind` on `event`, in seconds, as the agent
     /// documents it (Claude Code: command and http 600 s, 30 s on `UserPromptSubmit`, prompt 30 s,
-    /// agent 60 s; Gemini CLI: 60 s; Codex: 600 s).
+    /// agent 60 s; Gemini CLI: 60 s; Codex: 600 s; Copilot CLI: 30 s).
     pub fn default_timeout_secs(self, kind: &str, event: Event) -> f64 {
         match (self, kind) {
             (Agent::Gemini, _) => 60.0,
             (Agent::Codex, _) => 600.0,
+            (Agent::Copilot, _) => 30.0,
             (Agent::Claude, "prompt") => 30.0,
             (Agent::Claude, "agent") => 60.0,
             (Agent::Claude, _) if event == Event::PreSendMessage => 30.0,
@@ -147,7 +184,7 @@ impl fmt::Display for Agent {
     }
 }
 
-/// An agent name other than `claude`, `gemini` or `codex`.
+/// An agent name other than `claude`, `gemini`, `codex` or `copilot`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownAgentError {
     /// The name as written.
@@ -156,7 +193,7 @@ pub struct UnknownAgentError {
 
 impl fmt::Display for UnknownAgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown agent `{}`; write claude, gemini or codex", self.name)
+        write!(f, "unknown agent `{}`; write claude, gemini, codex or copilot", self.name)
     }
 }
 
@@ -190,9 +227,9 @@ impl JsonSchema for Agent {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "An agent of the Claude Code family.",
+            "description": "An agent whose hooks hookwire answers as.",
             "type": "string",
-            "enum": ["claude", "gemini", "codex"],
+            "enum": ["claude", "gemini", "codex", "copilot"],
         })
     }
 }
@@ -219,5 +256,13 @@ mod tests {
         assert_eq!(Agent::Codex.event("Notification"), None);
         assert_eq!(Agent::Claude.event("pretooluse"), None);
         assert_eq!("gemini".parse::<Agent>(), Ok(Agent::Gemini));
+        assert_eq!(Agent::Copilot.event("preToolUse"), Some(Event::PreToolExecution));
+        assert_eq!(Agent::Copilot.event("agentStop"), Some(Event::Stop));
+        assert_eq!(Agent::Copilot.event("errorOccurred"), Some(Event::ErrorOccurred));
+        assert_eq!(Agent::Copilot.event("PreToolUse"), None);
+        assert_eq!(Agent::copilot_pascal_event("PreToolUse"), Some(Event::PreToolExecution));
+        assert_eq!(Agent::copilot_pascal_event("Stop"), Some(Event::Stop));
+        assert_eq!(Agent::copilot_pascal_event("CwdChanged"), None);
+        assert_eq!("copilot".parse::<Agent>(), Ok(Agent::Copilot));
     }
 }

@@ -99,6 +99,10 @@ pub struct AgentHandler {
     /// Gemini CLI: environment added for the hook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<BTreeMap<String, String>>,
+    /// Copilot CLI: the directory the command runs in, relative to the project (default: the
+    /// project directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
     /// `mcp_tool`: the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,

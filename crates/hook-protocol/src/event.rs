@@ -89,30 +89,33 @@ pub enum Event {
     PostModelSwitch,
     /// The tools offered to the model are about to be chosen (Gemini's BeforeToolSelection).
     PreToolSelection,
+    /// The agent ran into an error (a model call, a tool, ...), recoverable or not (Copilot
+    /// CLI's errorOccurred): observe only.
+    ErrorOccurred,
 }
 
 /// Every event with its canonical name and its aliases (PicoClaw first, then Claude Code, then
-/// Gemini CLI).
+/// Gemini CLI, then Copilot CLI's camelCase names).
 const NAMES: &[(Event, &str, &[&str])] = &[
-    (Event::SessionStart, "session_start", &["SessionStart"]),
-    (Event::SessionEnd, "session_end", &["SessionEnd"]),
-    (Event::PreSendMessage, "pre_send_message", &["UserPromptSubmit", "BeforeAgent"]),
+    (Event::SessionStart, "session_start", &["SessionStart", "sessionStart"]),
+    (Event::SessionEnd, "session_end", &["SessionEnd", "sessionEnd"]),
+    (Event::PreSendMessage, "pre_send_message", &["UserPromptSubmit", "BeforeAgent", "userPromptSubmitted"]),
     (Event::PostSendMessage, "post_send_message", &[]),
     (Event::PreLlmRequest, "pre_llm_request", &["before_llm", "BeforeModel"]),
     (Event::PostLlmResponse, "post_llm_response", &["after_llm", "AfterModel"]),
-    (Event::PreToolExecution, "pre_tool_execution", &["before_tool", "PreToolUse", "BeforeTool"]),
-    (Event::ApproveTool, "approve_tool", &["PermissionRequest"]),
-    (Event::PostToolExecution, "post_tool_execution", &["after_tool", "PostToolUse", "AfterTool"]),
-    (Event::PostToolExecutionFailure, "post_tool_execution_failure", &["PostToolUseFailure"]),
-    (Event::Stop, "stop", &["Stop", "AfterAgent"]),
+    (Event::PreToolExecution, "pre_tool_execution", &["before_tool", "PreToolUse", "BeforeTool", "preToolUse"]),
+    (Event::ApproveTool, "approve_tool", &["PermissionRequest", "permissionRequest"]),
+    (Event::PostToolExecution, "post_tool_execution", &["after_tool", "PostToolUse", "AfterTool", "postToolUse"]),
+    (Event::PostToolExecutionFailure, "post_tool_execution_failure", &["PostToolUseFailure", "postToolUseFailure"]),
+    (Event::Stop, "stop", &["Stop", "AfterAgent", "agentStop"]),
     (Event::PreMicroCompact, "pre_micro_compact", &[]),
     (Event::PostMicroCompact, "post_micro_compact", &[]),
-    (Event::PreAutoCompact, "pre_auto_compact", &["PreCompact", "PreCompress"]),
+    (Event::PreAutoCompact, "pre_auto_compact", &["PreCompact", "PreCompress", "preCompact"]),
     (Event::PostAutoCompact, "post_auto_compact", &["PostCompact"]),
     (Event::PermissionDenied, "permission_denied", &["PermissionDenied"]),
     (Event::Notification, "notification", &["Notification"]),
-    (Event::SubagentStart, "subagent_start", &["SubagentStart"]),
-    (Event::SubagentStop, "subagent_stop", &["SubagentStop"]),
+    (Event::SubagentStart, "subagent_start", &["SubagentStart", "subagentStart"]),
+    (Event::SubagentStop, "subagent_stop", &["SubagentStop", "subagentStop"]),
     (Event::StopFailure, "stop_failure", &["StopFailure"]),
     (Event::PostToolBatch, "post_tool_batch", &["PostToolBatch"]),
     (Event::Setup, "setup", &["Setup"]),
@@ -133,6 +136,7 @@ const NAMES: &[(Event, &str, &[&str])] = &[
     (Event::PreModelSwitch, "pre_model_switch", &["PreModelSwitch"]),
     (Event::PostModelSwitch, "post_model_switch", &["PostModelSwitch"]),
     (Event::PreToolSelection, "pre_tool_selection", &["BeforeToolSelection"]),
+    (Event::ErrorOccurred, "error_occurred", &["errorOccurred"]),
 ];
 
 /// The registry keeps one bit per event in a `u64`.
@@ -140,7 +144,7 @@ const _: () = assert!(Event::ALL.len() <= 64);
 
 impl Event {
     /// Every event, in lifecycle-table order.
-    pub const ALL: [Event; 39] = [
+    pub const ALL: [Event; 40] = [
         Event::SessionStart,
         Event::SessionEnd,
         Event::PreSendMessage,
@@ -180,6 +184,7 @@ impl Event {
         Event::PreModelSwitch,
         Event::PostModelSwitch,
         Event::PreToolSelection,
+        Event::ErrorOccurred,
     ];
 
     /// The canonical name, e.g. `pre_tool_execution`.
@@ -241,7 +246,7 @@ impl fmt::Display for UnknownEventError {
             }
             f.write_str(event.as_str())?;
         }
-        f.write_str(" (and their PicoClaw, Claude Code and Gemini CLI names, e.g. before_tool, PreToolUse, BeforeTool)")
+        f.write_str(" (and their PicoClaw, Claude Code, Gemini CLI and Copilot CLI names, e.g. before_tool, PreToolUse, BeforeTool, preToolUse)")
     }
 }
 

@@ -79,6 +79,31 @@ const CODEX: &[(&str, ToolClass)] = &[
     ("spawn_agent", Other),
 ];
 
+/// GitHub Copilot CLI's tools, as its 1.0.102 offers them (its shell tool is `bash`, with
+/// `{"command", "description"}`; the file tools take an absolute `path`; with GPT-like models
+/// `create` / `edit` give way to `apply_patch` and `grep` is called `rg`).
+const COPILOT: &[(&str, ToolClass)] = &[
+    ("bash", Shell),
+    ("read_bash", Other),
+    ("stop_bash", Other),
+    ("list_bash", Other),
+    ("view", Read),
+    ("create", Write),
+    ("edit", Edit),
+    ("apply_patch", Edit),
+    ("grep", Search),
+    ("rg", Search),
+    ("glob", Search),
+    ("fetch_copilot_cli_documentation", Other),
+    ("skill", Other),
+    ("sql", Other),
+    ("session_store_sql", Other),
+    ("task", Other),
+    ("read_agent", Other),
+    ("list_agents", Other),
+    ("write_agent", Other),
+];
+
 /// The tools of hookwire's own agent loop, PicoClaw and j-cli.
 const HOOKWIRE: &[(&str, ToolClass)] = &[
     ("exec", Shell),
@@ -96,13 +121,9 @@ pub const AGENT_TOOLS: &[AgentTools] = &[
     AgentTools { agent: "Claude Code", tools: CLAUDE },
     AgentTools { agent: "Gemini CLI", tools: GEMINI },
     AgentTools { agent: "Codex", tools: CODEX },
+    AgentTools { agent: "Copilot CLI", tools: COPILOT },
     AgentTools { agent: "hookwire", tools: HOOKWIRE },
 ];
-
-/// Tool names accepted but no longer offered (hookwire's agent loop still runs a call to its
-/// earlier `bash` tool): classified, but not offered to `hookwire check` as a tool a matcher
-/// should name.
-const LEGACY: &[(&str, ToolClass)] = &[("bash", Shell)];
 
 /// The members of a tool input that name a file or directory, in the order they are read.
 const PATH_KEYS: [&str; 5] = ["file_path", "notebook_path", "absolute_path", "path", "dir_path"];
@@ -112,7 +133,6 @@ pub fn tool_class(tool_name: &str) -> ToolClass {
     AGENT_TOOLS
         .iter()
         .flat_map(|agent| agent.tools)
-        .chain(LEGACY)
         .find(|(name, _)| *name == tool_name)
         .map_or(Other, |(_, class)| *class)
 }
@@ -328,6 +348,22 @@ mod tests {
         let v = view("apply_patch", Value::String(patch.replace('\n', "\r\n")));
         assert_eq!(v.paths, expected);
         assert!(v.input.is_empty());
+    }
+
+    #[test]
+    fn copilot_cli_inputs() {
+        let bash = view("bash", json!({"command": "touch pwned", "description": "make a file"}));
+        assert_eq!((bash.class, bash.command.as_deref()), (Shell, Some("touch pwned")));
+        let cases = [
+            ("view", json!({"path": "src/a.rs"}), Read, "/project/src/a.rs"),
+            ("create", json!({"path": "/p/b.txt", "file_text": "x"}), Write, "/p/b.txt"),
+            ("edit", json!({"path": "c.rs", "old_str": "a", "new_str": "b"}), Edit, "/project/c.rs"),
+        ];
+        for (tool, input, class, path) in cases {
+            let v = view(tool, input);
+            assert_eq!((v.class, v.paths.as_slice()), (class, &[path.to_owned()][..]), "{tool}");
+        }
+        assert_eq!(tool_class("Bash"), tool_class("bash"), "one class for Claude Code's and Copilot's shell");
     }
 
     #[test]

@@ -318,10 +318,9 @@ impl<'a> TrustCheck<'a> {
 
 /// Whether `relative` (a path of a trust record) names a hook configuration file: a file of
 /// `.hookwire/` or `.jcli/` (`hooks.yaml`, `hooks/<name>/HOOK.yaml`, ...) or an agent's
-/// settings file.
+/// settings file (Copilot CLI's `.github/hooks/*.json`).
 pub fn is_config_path(relative: &Path) -> bool {
-    let text = relative.to_string_lossy();
-    if Agent::ALL.iter().any(|agent| agent.settings_files().iter().any(|file| text == *file)) {
+    if Agent::ALL.iter().any(|agent| agent.owns_file(relative)) {
         return true;
     }
     let mut components = relative.components();
@@ -343,8 +342,7 @@ pub fn is_config_path(relative: &Path) -> bool {
 
 /// Whether `relative` is a settings file of `skip`, which the path being checked leaves out.
 fn is_skipped(skip: Option<Agent>, relative: &Path) -> bool {
-    let text = relative.to_string_lossy();
-    skip.is_some_and(|agent| agent.settings_files().iter().any(|file| text == *file))
+    skip.is_some_and(|agent| agent.owns_file(relative))
 }
 
 impl Review for TrustCheck<'_> {

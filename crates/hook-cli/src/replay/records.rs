@@ -104,6 +104,9 @@ pub(super) fn agent_records(agent: Agent, project: &Path, home: &Path) -> Vec<Pa
                 }
             }
         }
+        // Copilot CLI's session records are not read yet: `--agent copilot` finds none (and
+        // says so), a file named on the command line is read if it has one of the shapes above.
+        Agent::Copilot => {}
     }
     files
 }

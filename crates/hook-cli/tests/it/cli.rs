@@ -230,7 +230,7 @@ fn fire_warns_on_an_agent_input_and_reads_it_with_agent() {
   - name: guard
     command: "cat >/dev/null; echo '{\"action\": \"skip\"}'"
     filter:
-      tool_matcher: bash
+      tool_matcher: BASH
 "#,
     );
     let config = hooks.to_str().unwrap();
@@ -257,8 +257,9 @@ fn fire_warns_on_an_agent_input_and_reads_it_with_agent() {
     assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
     let warnings = stderr(&read);
     assert!(!warnings.contains("hook input") && !warnings.contains("context field"), "{warnings}");
-    // The load warns on the lower-case matcher, which never selects Claude Code's `Bash`.
-    assert!(warnings.contains("`filter.tool_matcher` `bash` matches no tool") && warnings.contains("`Bash`"));
+    // The load warns on the upper-case matcher, which never selects Claude Code's `Bash` (nor
+    // Copilot CLI's `bash`).
+    assert!(warnings.contains("`filter.tool_matcher` `BASH` matches no tool") && warnings.contains("`Bash`"));
     let read = json_stdout(&read);
     assert_eq!(read["event"], "pre_tool_execution");
     assert_eq!(read["context"]["tool_arguments"], r#"{"command":"rm -rf build"}"#);
@@ -268,7 +269,7 @@ fn fire_warns_on_an_agent_input_and_reads_it_with_agent() {
         "command": "rm -rf build", "paths": []})
     );
     assert_eq!(read["trace"][0]["outcome"], "filtered");
-    assert_eq!(read["trace"][0]["reason"], r#"tool_matcher "bash" did not match tool "Bash""#);
+    assert_eq!(read["trace"][0]["reason"], r#"tool_matcher "BASH" did not match tool "Bash""#);
 
     // EVENT and the input must agree.
     let mismatch = fire(&["stop", "--agent", "claude"]);

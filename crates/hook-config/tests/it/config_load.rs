@@ -511,7 +511,7 @@ fn tool_names_in_the_wrong_case_are_warned_about() {
     let dir = TempDir::new();
     let jcli = dir.write(
         "hooks.yaml",
-        "pre_tool_execution:\n  - name: lower\n    command: ./x.sh\n    filter:\n      tool_matcher: bash|write\n  \
+        "pre_tool_execution:\n  - name: lower\n    command: ./x.sh\n    filter:\n      tool_matcher: ls|write\n  \
          - name: anchored\n    command: ./y.sh\n    filter:\n      tool_regex: ^read$\n  \
          - name: fine\n    command: ./z.sh\n    filter:\n      tool_matcher: Bash|Shell\n",
     );
@@ -527,8 +527,9 @@ fn tool_names_in_the_wrong_case_are_warned_about() {
     assert_eq!(loaded.specs.len(), 6, "a warning does not stop a hook");
     let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(warnings.len(), 3, "{warnings:#?}");
-    assert!(warnings[0].contains("hook `lower`") && warnings[0].contains("`filter.tool_matcher` `bash|write`"));
-    assert!(warnings[0].contains("would match `Bash`, `Write`"), "{}", warnings[0]);
+    // Not `bash`: that is Copilot CLI's shell tool.
+    assert!(warnings[0].contains("hook `lower`") && warnings[0].contains("`filter.tool_matcher` `ls|write`"));
+    assert!(warnings[0].contains("would match `LS`, `Write`"), "{}", warnings[0]);
     assert!(warnings[1].contains("hook `anchored`") && warnings[1].contains("would match `Read`"), "{}", warnings[1]);
     assert!(warnings[2].contains("matcher `write` matches no tool of Claude Code"), "{}", warnings[2]);
     assert!(warnings[2].contains("would match `Write`") && warnings[2].contains("settings.json"), "{}", warnings[2]);

@@ -1,0 +1,298 @@
+//! `hookwire hook copilot` driven by the REAL GitHub Copilot CLI: it runs headless
+//! (`tests/agents/run_agent.py --agent copilot`) against a scripted model on 127.0.0.1, with the
+//! bridge installed by `hookwire install copilot --project` and the project's guards in
+//! `.hookwire/`, trusted with `hookwire trust --yes`. Every scenario checks what Copilot then did:
+//! the file system, and what the model was told.
+//!
+//! The agent is found as in `real_agents.rs` (`HOOKWIRE_AGENTS_DIR`, else `<workspace>/target/agents`);
+//! when it is not installed each test prints `skipped: real agents not installed` and passes,
+//! unless `CI` is set and `HOOKWIRE_REQUIRE_AGENTS=1`.
+
+#![allow(clippy::print_stderr)]
+
+use std::{
+    fs,
+    io::Read,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    sync::atomic::{AtomicUsize, Ordering},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+/// `run_agent.py --timeout`: the agent is killed after this long.
+const AGENT_TIMEOUT_S: u64 = 150;
+/// The test gives up on the driver itself a little later.
+const DRIVER_DEADLINE: Duration = Duration::from_secs(AGENT_TIMEOUT_S + 30);
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn agents_dir() -> PathBuf {
+    std::env::var_os("HOOKWIRE_AGENTS_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/agents"))
+}
+
+/// Whether Copilot CLI can run here (else prints the skip line, or fails when required).
+fn available() -> bool {
+    let binary = agents_dir().join("copilot/node_modules/@github/copilot/npm-loader.js");
+    let tools =
+        ["python3", "node"].iter().all(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()));
+    if binary.is_file() && tools {
+        return true;
+    }
+    let required = std::env::var_os("CI").is_some() && std::env::var("HOOKWIRE_REQUIRE_AGENTS").as_deref() == Ok("1");
+    assert!(
+        !required,
+        "real agents required but Copilot CLI cannot run: {} missing, or python3/node",
+        binary.display()
+    );
+    eprintln!("skipped: real agents not installed (run tests/agents/install.sh)");
+    false
+}
+
+/// A temporary project (with `.hookwire/`) and a fresh HOME; removed on drop.
+struct Scenario {
+    label: String,
+    root: PathBuf,
+}
+
+impl Scenario {
+    fn new(label: &str) -> Option<Scenario> {
+        if !available() {
+            return None;
+        }
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "hookwire-real-copilot-{}-{}-{label}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        for dir in ["project/.hookwire", "home", "run"] {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        fs::set_permissions(root.join("run"), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        Some(Scenario { label: format!("copilot/{label}"), root })
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    fn project(&self) -> PathBuf {
+        self.path("project")
+    }
+
+    /// `hookwire ARGS` in the project, with the scenario's HOME.
+    fn hookwire(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookwire"));
+        self.environment(&mut command);
+        command.args(args).current_dir(self.project()).stdin(Stdio::null());
+        command
+    }
+
+    fn environment(&self, command: &mut Command) {
+        command
+            .env("HOME", self.path("home"))
+            .env("XDG_RUNTIME_DIR", self.path("run"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("HOOKWIRE_NO_DAEMON")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("RUST_LOG");
+    }
+
+    fn ok(&self, args: &[&str]) {
+        let output = self.hookwire(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}: hookwire {args:?}: {}{}",
+            self.label,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// Installs the bridge and trusts the project as it is now.
+    fn install_and_trust(&self) {
+        self.ok(&["install", "copilot", "--project"]);
+        self.ok(&["trust", "--yes"]);
+    }
+
+    /// Runs Copilot on `prompt` with the model `script`; the driver's report.
+    fn run(&self, script: Value, prompt: &str) -> Value {
+        let script_path = self.path("script.json");
+        fs::write(&script_path, script.to_string()).unwrap();
+        let mut command = Command::new("python3");
+        self.environment(&mut command);
+        command
+            .arg(workspace_root().join("tests/agents/run_agent.py"))
+            .args(["--agent", "copilot", "--project"])
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.path("home"))
+            .arg("--script")
+            .arg(&script_path)
+            .arg(format!("--prompt={prompt}"))
+            .args(["--timeout", &AGENT_TIMEOUT_S.to_string(), "--agents-dir"])
+            .arg(agents_dir())
+            .args(["--requests", "main"])
+            .arg(format!("--env=XDG_RUNTIME_DIR={}", self.path("run").display()))
+            .arg("--env=HOOKWIRE_IDLE_TIMEOUT=60")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let started = Instant::now();
+        let mut child = command.spawn().expect("start python3 tests/agents/run_agent.py");
+        let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+        let out_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = out.read_to_string(&mut text);
+            text
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = err.read_to_string(&mut text);
+            text
+        });
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > DRIVER_DEADLINE {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{}: run_agent.py still running after {DRIVER_DEADLINE:?}", self.label);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let (stdout, stderr) = (out_reader.join().unwrap(), err_reader.join().unwrap());
+        assert!(status.success(), "{}: run_agent.py failed ({status}):\n{stderr}\n{stdout}", self.label);
+        let report: Value = serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|e| panic!("{}: report is not JSON ({e}):\n{stdout}\n{stderr}", self.label));
+        eprintln!("[{}] exit {} in {:.1}s", self.label, report["exit_code"], started.elapsed().as_secs_f64());
+        report
+    }
+}
+
+impl Drop for Scenario {
+    fn drop(&mut self) {
+        // The daemon a scenario started: stopped by its pid file.
+        for entry in fs::read_dir(self.path("run/hookwire")).into_iter().flatten().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "pid")
+                && let Ok(pid) = fs::read_to_string(entry.path()).unwrap_or_default().trim().parse::<i32>()
+            {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+            }
+        }
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+/// What the model was told about each tool call, in order.
+fn tool_results(report: &Value) -> Vec<String> {
+    report["tool_results"]
+        .as_array()
+        .map(|results| results.iter().map(|r| r["content"].as_str().unwrap_or_default().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+fn dump(report: &Value) -> String {
+    let mut value = report.clone();
+    value["requests"] = json!("<requests>");
+    serde_json::to_string_pretty(&value).unwrap()
+}
+
+#[test]
+fn real_copilot_a_trusted_guard_denies_and_an_allowed_call_runs() {
+    let Some(s) = Scenario::new("guard") else { return };
+    fs::write(
+        s.path("project/.hookwire/hooks.yaml"),
+        "pre_tool_execution:\n  - name: no-pwned\n    command: |\n      grep -q pwned && echo '{\"action\":\"skip\",\"reason\":\"hookwire guard: no pwned files\"}' || true\n",
+    )
+    .unwrap();
+    s.install_and_trust();
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch pwned"}},
+        {"tool": "shell", "input": {"command": "touch allowed.txt"}},
+        {"text": "all done"}
+    ]);
+    let report = s.run(script, "make two files");
+    let results = tool_results(&report);
+    assert!(!s.path("project/pwned").exists(), "the guard's deny stopped the call\n{}", dump(&report));
+    assert!(s.path("project/allowed.txt").exists(), "the allowed call ran\n{}", dump(&report));
+    assert!(
+        results.first().is_some_and(|r| r.contains("Denied by preToolUse hook") && r.contains("no pwned files")),
+        "the reason reaches the model: {results:#?}\n{}",
+        dump(&report)
+    );
+}
+
+/// A PicoClaw process hook in Python that denies shell commands mentioning `pwned`, naming its
+/// pid and how many calls it has seen.
+const PROCESS_HOOK: &str = r#"import json, os, sys
+with open(sys.argv[1], "a") as pids:
+    pids.write(f"{os.getpid()}\n")
+calls = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if not message.get("id"):
+        continue
+    method, params = message.get("method"), message.get("params") or {}
+    if method == "hook.hello":
+        result = {"ok": True, "name": "guard"}
+    elif method == "hook.before_tool":
+        calls += 1
+        args = params.get("arguments") or {}
+        if "pwned" in str(args.get("command", "")):
+            result = {"action": "deny_tool", "reason": f"process guard pid {os.getpid()} call {calls}"}
+        else:
+            result = {"action": "continue"}
+    else:
+        result = {"action": "continue"}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn real_copilot_a_process_hook_denies_and_lives_across_calls_through_the_daemon() {
+    let Some(s) = Scenario::new("process") else { return };
+    let hook = s.path("guard.py");
+    fs::write(&hook, PROCESS_HOOK).unwrap();
+    let pids = s.path("pids");
+    fs::write(
+        s.path("project/.hookwire/hooks.json"),
+        json!({"hooks": {"processes": {"guard": {
+            "enabled": true,
+            "command": ["python3", hook, pids],
+            "intercept": ["before_tool"],
+        }}}})
+        .to_string(),
+    )
+    .unwrap();
+    s.install_and_trust();
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch pwned1"}},
+        {"tool": "shell", "input": {"command": "touch pwned2"}},
+        {"tool": "shell", "input": {"command": "touch fine.txt"}},
+        {"text": "all done"}
+    ]);
+    let started = Instant::now();
+    let report = s.run(script, "make three files");
+    let results = tool_results(&report);
+    let context = dump(&report);
+    assert!(!s.path("project/pwned1").exists() && !s.path("project/pwned2").exists(), "{context}");
+    assert!(s.path("project/fine.txt").exists(), "the allowed call ran\n{context}");
+    let pid_lines: Vec<String> = fs::read_to_string(&pids).unwrap_or_default().lines().map(str::to_owned).collect();
+    assert_eq!(pid_lines.len(), 1, "one process hook for all calls: {pid_lines:?}\n{context}");
+    let pid = &pid_lines[0];
+    assert!(results.first().is_some_and(|r| r.contains(&format!("process guard pid {pid} call 1"))), "{results:#?}");
+    assert!(results.get(1).is_some_and(|r| r.contains(&format!("process guard pid {pid} call 2"))), "{results:#?}");
+    // The daemon never held Copilot's pipes: the run did not wait out the daemon's life.
+    assert!(started.elapsed() < Duration::from_secs(AGENT_TIMEOUT_S), "{context}");
+}
