@@ -40,6 +40,9 @@ fn join(texts: &[String]) -> Option<String> {
     (!texts.is_empty()).then(|| texts.join("\n\n"))
 }
 
+/// Codex's reason for a call a hook wanted asked about, when the hook gave none.
+const CODEX_CANNOT_ASK: &str = "a hook asks for the person's confirmation, which Codex cannot ask for: denied";
+
 /// The answer of `agent` for `outcome`, fired on `event`; `context` is the context as the chain
 /// left it (for a rewritten tool input or result).
 pub fn answer_as(agent: Agent, event: Event, outcome: &FireOutcome, context: &Context) -> BridgeAnswer {
@@ -93,6 +96,9 @@ pub fn answer_as(agent: Agent, event: Event, outcome: &FireOutcome, context: &Co
                 top.insert("reason".into(), why.into());
             } else if outcome.permission == Some(Permission::Ask) {
                 top.insert("decision".into(), "ask".into());
+                if let Some(why) = &outcome.permission_reason {
+                    top.insert("reason".into(), why.clone().into());
+                }
             } else if outcome.permission == Some(Permission::Allow) {
                 top.insert("decision".into(), "allow".into());
             }
@@ -116,8 +122,20 @@ pub fn answer_as(agent: Agent, event: Event, outcome: &FireOutcome, context: &Co
                 // Codex runs `allow` only together with a rewrite, and has no ask / defer.
                 let is_supported =
                     agent != Agent::Codex || (permission == Permission::Allow && rewritten_input.is_some());
-                if is_supported {
+                if agent == Agent::Codex && permission == Permission::Ask {
+                    // Codex cannot ask the person: a call that must be asked about is denied,
+                    // never let through as "no decision".
+                    let why = outcome.permission_reason.clone().unwrap_or_else(|| CODEX_CANNOT_ASK.to_owned());
+                    specific.insert("permissionDecision".into(), "deny".into());
+                    specific.insert("permissionDecisionReason".into(), why.into());
+                } else if is_supported {
                     specific.insert("permissionDecision".into(), permission.as_str().into());
+                    if permission == Permission::Ask
+                        && !specific.contains_key("permissionDecisionReason")
+                        && let Some(why) = &outcome.permission_reason
+                    {
+                        specific.insert("permissionDecisionReason".into(), why.clone().into());
+                    }
                 } else {
                     specific.remove("permissionDecisionReason");
                 }

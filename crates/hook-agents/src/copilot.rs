@@ -374,6 +374,8 @@ pub(crate) fn answer_copilot(event: Event, outcome: &FireOutcome, context: &Cont
                         top.insert("permissionDecision".into(), "ask".into());
                         if let Some(why) = effects.agent_output.get("permissionDecisionReason") {
                             top.insert("permissionDecisionReason".into(), why.clone());
+                        } else if let Some(why) = &outcome.permission_reason {
+                            top.insert("permissionDecisionReason".into(), why.clone().into());
                         }
                     }
                     _ => {}

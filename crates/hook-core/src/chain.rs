@@ -641,6 +641,9 @@ fn merge_output(
     }
     if let Some(permission) = output.permission.take() {
         if outcome.event == Event::PreToolExecution {
+            if outcome.permission < Some(permission) {
+                outcome.permission_reason = output.reason.clone().filter(|reason| !reason.is_empty());
+            }
             outcome.permission = outcome.permission.max(Some(permission));
         } else {
             trace.dropped.push(Dropped::Permission(permission));

@@ -229,6 +229,9 @@ pub struct FireOutcome {
     /// `pre_tool_execution`: the strongest allow / ask / defer any hook gave (a denial is
     /// [`Decision::DenyTool`]).
     pub permission: Option<Permission>,
+    /// Why: the reason the hook that gave [`FireOutcome::permission`] gave with it (an `ask`
+    /// rule's "this push rewrites history"), for the agent to show the person.
+    pub permission_reason: Option<String>,
     /// Fields the chain changed in the context, each once, in order of first change.
     pub changed: Vec<Field>,
     /// Effects accumulated along the chain.
@@ -248,6 +251,7 @@ impl FireOutcome {
             reason: None,
             respond: None,
             permission: None,
+            permission_reason: None,
             changed: Vec::new(),
             effects: Effects::default(),
             trace: Vec::new(),

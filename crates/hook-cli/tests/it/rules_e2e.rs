@@ -185,3 +185,58 @@ fn recommended_packs_decide_real_agent_actions_the_same_in_claude_code_and_gemin
     assert!(CASES.len() >= 60, "{} cases", CASES.len());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// An `ask` rule reaches each agent in its own contract, always with the rule's reason: Claude
+/// Code and Copilot CLI `permissionDecision: ask`, Gemini CLI `decision: ask`, and Codex —
+/// which cannot ask — a deny, never "no decision".
+#[test]
+fn an_ask_rule_asks_with_its_reason_and_codex_which_cannot_ask_denies() {
+    let scratch = crate::common::Scratch::new("rules-ask");
+    let config = scratch.write("rules.yaml", "packs: [recommended]\n");
+    let cwd = scratch.root().display().to_string();
+    let calls = [
+        (
+            "claude",
+            json!({"session_id": SESSION_ID, "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "crontab -e"}}),
+        ),
+        (
+            "gemini",
+            json!({"session_id": SESSION_ID, "cwd": cwd, "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command", "tool_input": {"command": "crontab -e"}}),
+        ),
+        (
+            "codex",
+            json!({"session_id": SESSION_ID, "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "exec_command", "tool_input": {"cmd": "crontab -e"}}),
+        ),
+        (
+            "copilot",
+            json!({"sessionId": SESSION_ID, "cwd": cwd, "timestamp": 0,
+            "toolName": "bash", "toolArgs": {"command": "crontab -e", "description": "edit"}}),
+        ),
+    ];
+    for (agent, input) in calls {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hookwire"));
+        command.args(["hook", agent, "--no-default-config", "--config"]).arg(&config);
+        if agent == "copilot" {
+            command.args(["--event", "preToolUse"]);
+        }
+        command.current_dir(scratch.root()).env("HOOKWIRE_NO_DAEMON", "1").env("HOOKWIRE_STORE", "off");
+        let answer = run(command, &stdin_line(&input));
+        assert_eq!(answer.code, 0, "{agent}: {}", answer.describe());
+        let top: Value = serde_json::from_str(answer.stdout.trim())
+            .unwrap_or_else(|e| panic!("{agent}: {e}: {}", answer.describe()));
+        let (decision, reason) = match agent {
+            "gemini" => (&top["decision"], &top["reason"]),
+            "copilot" => (&top["permissionDecision"], &top["permissionDecisionReason"]),
+            _ => (
+                &top["hookSpecificOutput"]["permissionDecision"],
+                &top["hookSpecificOutput"]["permissionDecisionReason"],
+            ),
+        };
+        let expected = if agent == "codex" { "deny" } else { "ask" };
+        assert_eq!(decision, expected, "{agent}: {top}");
+        assert!(reason.as_str().unwrap_or("").contains("persistence/crontab"), "{agent}: the rule's reason: {top}");
+    }
+}
