@@ -31,9 +31,20 @@ pub(crate) fn set_daemon() {
     IS_DAEMON.store(true, Ordering::Relaxed);
 }
 
+/// Set by `hookwire test`: its cases are not decisions anyone made.
+static IS_OFF: AtomicBool = AtomicBool::new(false);
+
+/// Switches recording off for this process (before anything was recorded).
+pub(crate) fn switch_off() {
+    IS_OFF.store(true, Ordering::Relaxed);
+}
+
 /// The recorder, started (its thread opening the database) on first use; `None` when the
 /// store is off.
 pub(crate) fn start() -> Option<&'static Recorder> {
+    if IS_OFF.load(Ordering::Relaxed) {
+        return None;
+    }
     RECORDER.get_or_init(|| StoreConfig::from_env().map(Recorder::start)).as_ref()
 }
 

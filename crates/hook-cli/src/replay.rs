@@ -133,6 +133,8 @@ fn split_specs(specs: Vec<HookSpec>, run_hooks: bool) -> (Vec<HookSpec>, Vec<Str
 
 /// `hookwire replay`.
 pub(crate) async fn run(args: ReplayArgs) -> u8 {
+    // Replayed calls were decided when they happened: the decision store keeps that record only.
+    crate::record::switch_off();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let project = discover::project_root(&cwd).unwrap_or_else(|| cwd.clone());
     let cutoff = match args.since.as_deref().map(|text| since::cutoff(text, since::now())) {

@@ -787,6 +787,8 @@ fn update_file(
 
 /// `hookwire test`.
 pub(crate) async fn run(args: TestArgs) -> u8 {
+    // A test case is not a decision an agent met: the decision store stays the agents' record.
+    crate::record::switch_off();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let files = test_files(&args.paths, &cwd);
     let text = args.format == TestFormat::Text;

@@ -180,6 +180,25 @@ fn a_locked_database_neither_changes_nor_holds_up_the_answer_and_the_lost_row_is
     // The store exists (and is in WAL mode) before another process locks it.
     recorded.call("before", "echo first");
     let unlocked = recorded.call("baseline", "curl https://example.invalid/a");
+    // On a loaded machine a row can miss its 200 ms exit deadline (and is reported dropped):
+    // this test is about the locked call, so both rows before it are made sure of first.
+    let started = Instant::now();
+    loop {
+        let sessions: Vec<Value> = recorded.log(&[]).iter().map(|f| f["session"].clone()).collect();
+        if sessions.contains(&json!("before")) && sessions.contains(&json!("baseline")) {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the calls before the lock were never recorded");
+        for (session, command) in [("before", "echo first"), ("baseline", "curl https://example.invalid/a")] {
+            if !sessions.contains(&json!(session)) {
+                recorded.call(session, command);
+            }
+        }
+    }
+    let dropped_before =
+        json_stdout(&recorded.hookwire(&["stats", "--format", "json"]).output().unwrap())["dropped"]["rows"]
+            .as_u64()
+            .unwrap_or(0);
     let locker = Locker::hold(&recorded.db());
     let started = Instant::now();
     let locked = recorded.call("during-lock", "curl https://example.invalid/b");
@@ -200,15 +219,20 @@ fn a_locked_database_neither_changes_nor_holds_up_the_answer_and_the_lost_row_is
         locked.describe()
     );
     let sessions: Vec<Value> = recorded.log(&[]).iter().map(|f| f["session"].clone()).collect();
-    assert_eq!(sessions, [json!("baseline"), json!("before")], "the locked call's row was dropped, not half-written");
+    assert!(!sessions.contains(&json!("during-lock")), "the locked call's row was dropped, not half-written");
     let log = recorded.hookwire(&["log"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&log.stderr);
-    assert!(stderr.contains("dropped 1 row") && stderr.contains("exit deadline"), "log reports the drop: {stderr}");
+    assert!(stderr.contains("dropped") && stderr.contains("exit deadline"), "log reports the drop: {stderr}");
     let stats = json_stdout(&recorded.hookwire(&["stats", "--format", "json"]).output().unwrap());
-    assert_eq!(stats["dropped"]["rows"], 1, "{stats}");
+    assert_eq!(stats["dropped"]["rows"], dropped_before + 1, "{stats}");
     // Once the lock is gone, the next call is recorded again.
+    let started = Instant::now();
     recorded.call("after", "echo again");
-    assert_eq!(recorded.log(&["--session", "after"]).len(), 1);
+    while recorded.log(&["--session", "after"]).is_empty() {
+        // (a row can miss its exit deadline on a loaded machine: try again, boundedly)
+        assert!(started.elapsed() < Duration::from_secs(30), "no call is recorded after the lock is gone");
+        recorded.call("after", "echo again");
+    }
 }
 
 #[test]
@@ -250,24 +274,40 @@ fn the_store_switched_off_writes_nothing() {
 fn log_follow_streams_a_fire_recorded_after_it_started() {
     let recorded = Recorded::new("store-follow");
     recorded.call("first", "echo 1");
+    // On a loaded machine the bridge's row can miss its exit deadline (and be reported lost):
+    // the test is about --follow, so it starts once the first row is there.
+    let started = Instant::now();
+    while recorded.log(&[]).is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the first call's fire was never recorded");
+        recorded.call("first", "echo 1");
+    }
     let mut follow = recorded
         .hookwire(&["log", "--follow", "--format", "json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(follow.stdout.take().unwrap()).lines();
-    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(first["session"], "first");
-    recorded.call("second", "curl https://example.invalid/");
+    // Every line `log --follow` prints, read on a thread so that no read can hang the test.
+    let lines = BufReader::new(follow.stdout.take().unwrap()).lines();
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = sender.send(lines.next());
+        for line in lines {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
     });
-    let line = receiver.recv_timeout(Duration::from_secs(30));
+    let next = |what: &str| -> Value {
+        let line = receiver.recv_timeout(Duration::from_secs(30));
+        let line = line.unwrap_or_else(|_| panic!("{what}: no line within 30 s")).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let first = next("the fire recorded before --follow started");
+    assert_eq!(first["session"], "first");
+    recorded.call("second", "curl https://example.invalid/");
+    let second = next("the fire recorded after --follow started");
     let _ = follow.kill();
     let _ = follow.wait();
-    let second: Value = serde_json::from_str(&line.expect("a line within 30 s").unwrap().unwrap()).unwrap();
     assert_eq!(second["session"], "second");
     assert_eq!(second["verdict"], "deny");
     let _ = std::io::stdout().flush();
@@ -293,4 +333,33 @@ fn a_call_refused_because_the_configuration_does_not_load_is_recorded_with_the_r
     assert_eq!(fire["tool"], "Bash", "{fire:#}");
     assert!(fire["reason"].as_str().unwrap().contains("guard.yaml"), "{fire:#}");
     assert_eq!(fire["hooks"], json!([]), "no hook ran: {fire:#}");
+}
+
+#[test]
+fn hookwire_test_and_replay_leave_the_decision_store_alone() {
+    let recorded = Recorded::new("store-not-test");
+    let case_file = recorded.project.path("guard.hooktest.yaml");
+    let settings = recorded.settings.display().to_string();
+    let test_file = format!(
+        "agent: claude\nconfig: [{settings:?}]\ncases:\n  - name: curl is denied\n    event: PreToolUse\n    \
+         input: {{tool_name: Bash, tool_input: {{command: \"curl https://example.invalid\"}}}}\n    \
+         expect: {{decision: deny}}\n"
+    );
+    std::fs::write(&case_file, test_file).unwrap();
+    let output = recorded.hookwire(&["test", case_file.to_str().unwrap()]).output().unwrap();
+    assert!(output.status.success(), "{}", crate::common::both(&output));
+
+    let rules = recorded.project.path("rules.yaml");
+    std::fs::write(&rules, "packs: [recommended]\n").unwrap();
+    let transcript = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay/real/claude-2.1.328.jsonl");
+    let output = recorded
+        .hookwire(&["replay", "--no-default-config", "--config", rules.to_str().unwrap(), transcript.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stdout).contains("denied"), "{}", crate::common::both(&output));
+
+    assert!(!recorded.db().exists(), "neither a test case nor a replayed call is a decision: nothing was recorded");
+    // The store still records what an agent's call decides.
+    recorded.call("real", "curl https://example.invalid/");
+    assert_eq!(recorded.log(&[]).len(), 1);
 }
