@@ -32,7 +32,7 @@ use std::{
 };
 
 use clap::Args;
-use hook_protocol::{Agent, serde_json};
+use hook_protocol::{Agent, rules::PackName, serde_json};
 
 use crate::{discover, serve::utc_stamp};
 
@@ -57,6 +57,11 @@ pub(crate) struct InstallArgs {
     /// is every event. With `--uninstall`, remove only these events' entries.
     #[arg(long, value_delimiter = ',', value_name = "EVENT,...")]
     events: Vec<String>,
+    /// Also guard with these rule packs (`recommended`, or some of `filesystem,git,secrets,...`):
+    /// writes `packs: [...]` to `rules.yaml` of hookwire's user directory (with `--user`) or of
+    /// the project's `.hookwire/` (then run `hookwire trust`), unless that file exists.
+    #[arg(long, value_delimiter = ',', value_name = "PACK,...")]
+    packs: Vec<String>,
 }
 
 /// Events left out: a `WorktreeCreate` hook replaces Claude Code's own worktree creation and
@@ -965,7 +970,9 @@ fn run_copilot(args: &InstallArgs, file: &Path, events: &[&str]) -> Result<(), S
 }
 
 pub(crate) fn run(args: &InstallArgs) -> u8 {
-    match run_checked(args) {
+    // A misspelt pack is refused before anything is written.
+    let packs = parse_packs(&args.packs);
+    match packs.and_then(|packs| run_checked(args).and_then(|()| guard_with_packs(args, &packs))) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
@@ -1055,6 +1062,75 @@ fn run_checked(args: &InstallArgs) -> Result<(), String> {
         outln!("removed {what} from {}{backup}", file.display());
     } else {
         outln!("installed {what} on {} events in {}{backup}", events.len(), file.display());
+    }
+    Ok(())
+}
+
+/// The packs `names` name, each once; an unknown name is an error listing the packs.
+fn parse_packs(names: &[String]) -> Result<Vec<PackName>, String> {
+    let mut packs = Vec::new();
+    for name in names {
+        let pack = PackName::ALL.into_iter().find(|pack| pack.as_str() == name).ok_or_else(|| {
+            let known: Vec<&str> = PackName::ALL.iter().map(|pack| pack.as_str()).collect();
+            format!("unknown pack `{name}`: the packs are {}", known.join(", "))
+        })?;
+        if !packs.contains(&pack) {
+            packs.push(pack);
+        }
+    }
+    Ok(packs)
+}
+
+/// The rules file `install --packs` writes: `rules.yaml` of hookwire's user directory, or of
+/// the project's `.hookwire/`.
+fn rules_file(user: bool, root: &Path) -> Result<PathBuf, String> {
+    if user {
+        let dir = crate::discover::user_config_dir()
+            .ok_or("no user configuration directory: set HOME (or XDG_CONFIG_HOME)")?;
+        Ok(dir.join("rules.yaml"))
+    } else {
+        Ok(root.join(".hookwire").join("rules.yaml"))
+    }
+}
+
+/// After an install: writes the rule packs `--packs` names; without it, proposes the
+/// `recommended` packs when no rules file guards the agent yet (a hint, never a prompt).
+fn guard_with_packs(args: &InstallArgs, packs: &[PackName]) -> Result<(), String> {
+    if args.uninstall {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = discover::project_root(&cwd).unwrap_or(cwd);
+    if packs.is_empty() {
+        let user = rules_file(true, &root).ok();
+        let places = [user, Some(rules_file(false, &root)?)];
+        if !places.iter().flatten().any(|file| file.exists()) {
+            outln!(
+                "no rules guard {} yet: `hookwire install {} --packs recommended` adds hookwire's recommended \
+                 packs (recursive deletes of home, force pushes, secret reads, curl | sh, ...; see docs/rules.md)",
+                args.agent,
+                args.agent
+            );
+        }
+        return Ok(());
+    }
+    let file = rules_file(args.user, &root)?;
+    let text = format!("packs: [{}]\n", packs.iter().map(|pack| pack.as_str()).collect::<Vec<_>>().join(", "));
+    if file.exists() {
+        outln!("{} exists: left as it is (add `{}` to it yourself)", file.display(), text.trim_end());
+        return Ok(());
+    }
+    if args.dry_run {
+        outln!("dry run: {} not written ({})", file.display(), text.trim_end());
+        return Ok(());
+    }
+    if let Some(dir) = file.parent() {
+        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    write_atomically(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    outln!("wrote {} ({})", file.display(), text.trim_end());
+    if !args.user {
+        outln!("project rules run once trusted: `hookwire trust` (after reading {})", file.display());
     }
     Ok(())
 }

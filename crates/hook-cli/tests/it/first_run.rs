@@ -293,3 +293,33 @@ fn a_rules_file_named_rules_yaml_guards_at_project_and_user_level() {
         assert_denied(agent, &output, "the user's rules.yaml");
     }
 }
+
+/// `install --packs recommended`: the day-one guard in one command — at user level at once, at
+/// project level once trusted; an unknown pack is refused by name; without `--packs`, install
+/// says how to add them when no rules file guards the agent.
+#[test]
+fn install_with_packs_guards_on_day_one() {
+    let run = FirstRun::new("first-run-packs-user");
+    let said = run.ok(&["install", "claude", "--user", "--packs", "recommended"]);
+    assert!(said.contains("rules.yaml"), "{said}");
+    assert_eq!(fs::read_to_string(run.path("home/.config/hookwire/rules.yaml")).unwrap(), "packs: [recommended]\n");
+    assert_denied("claude", &run.call("claude", "proj", &run.tool_call("claude", "sudo rm -rf ~")), "user packs");
+    let again = run.ok(&["install", "claude", "--user", "--packs", "git"]);
+    assert!(again.contains("left as it is"), "an existing rules file is not overwritten: {again}");
+
+    let run = FirstRun::new("first-run-packs-project");
+    let hint = run.ok(&["install", "gemini", "--project"]);
+    assert!(hint.contains("--packs recommended"), "install proposes the packs: {hint}");
+    let said = run.ok(&["install", "gemini", "--project", "--packs", "git,secrets"]);
+    assert!(said.contains("hookwire trust"), "{said}");
+    assert_eq!(fs::read_to_string(run.path("proj/.hookwire/rules.yaml")).unwrap(), "packs: [git, secrets]\n");
+    let quiet = run.ok(&["install", "gemini", "--project"]);
+    assert!(!quiet.contains("--packs"), "no proposal once a rules file exists: {quiet}");
+    run.ok(&["trust", "--yes"]);
+    assert_denied("gemini", &run.call("gemini", "proj", &run.tool_call("gemini", "git push --force")), "project packs");
+
+    let output = run.hookwire("proj", &["install", "codex", "--packs", "recomended"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("unknown pack `recomended`") && stderr(&output).contains("recommended"));
+    assert!(!run.path("proj/.codex/hooks.json").exists(), "nothing is installed when a pack is misspelt");
+}
