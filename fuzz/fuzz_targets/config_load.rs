@@ -10,7 +10,7 @@ use hook_config::{self as config, ConfigSource};
 use hook_protocol::Agent;
 
 /// Where the file goes, relative to the temporary folder, and the agent it is read for.
-const PLACES: [(&str, Option<Agent>); 8] = [
+const PLACES: [(&str, Option<Agent>); 9] = [
     ("hooks.yaml", None),
     ("hooks.json", None),
     ("hooks/guard/HOOK.yaml", None),
@@ -19,6 +19,7 @@ const PLACES: [(&str, Option<Agent>); 8] = [
     (".claude/settings.json", Some(Agent::Claude)),
     (".gemini/settings.json", Some(Agent::Gemini)),
     (".codex/hooks.json", Some(Agent::Codex)),
+    (".github/hooks/guard.json", Some(Agent::Copilot)),
 ];
 
 /// A folder of this process's own, made once, with the parent folders of every place.
