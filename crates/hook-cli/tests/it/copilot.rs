@@ -566,3 +566,42 @@ fn a_copilot_settings_file_in_the_hook_file_shape_is_an_error() {
     let text = both(&output);
     assert!(output.status.success() && text.contains("copilot-preToolUse-0"), "{text}");
 }
+
+/// `hookwire test` with no `config:` loads everything that decides for the agent: a guard in the
+/// user's `$COPILOT_HOME/settings.json` and one in the repository's `.github/copilot/settings.json`
+/// both decide the cases.
+#[test]
+fn hooktest_default_config_sees_copilots_settings_files() {
+    let scratch = scratch();
+    let deny = |word: &str| {
+        json!({"hooks": {"preToolUse": [{"type": "command", "bash": format!(
+            "grep -q {word} && echo '{{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no {word} here\"}}' || true"
+        )}]}})
+        .to_string()
+    };
+    scratch.write("home/.copilot/settings.json", &deny("pwned"));
+    scratch.write("work/.github/copilot/settings.json", &deny("owned"));
+    let trusted = hookwire(&scratch, &["trust", "--yes"]).output().unwrap();
+    assert!(trusted.status.success(), "{}", both(&trusted));
+    scratch.write(
+        "work/hooktests/copilot.hooktest.yaml",
+        r#"agent: copilot
+cases:
+  - name: the user's settings deny pwned
+    event: preToolUse
+    input: {toolName: bash, toolArgs: {command: "touch pwned"}}
+    expect: {decision: deny, reason: {contains: no pwned}}
+  - name: the repository's settings deny owned
+    event: preToolUse
+    input: {toolName: bash, toolArgs: {command: "touch owned"}}
+    expect: {decision: deny, reason: {contains: no owned}}
+  - name: ls is allowed
+    event: preToolUse
+    input: {toolName: bash, toolArgs: {command: ls}}
+    expect: {decision: allow}
+"#,
+    );
+    let output = hookwire(&scratch, &["test", "hooktests/copilot.hooktest.yaml"]).output().unwrap();
+    let text = both(&output);
+    assert!(output.status.success() && stdout(&output).contains("3 passed, 0 failed"), "{text}");
+}
