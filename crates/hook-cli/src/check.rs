@@ -288,7 +288,10 @@ fn searched(
     use hook_host::discover::{HOOK_FILES, RULES_FILES};
     const AGENT_FILES: [&str; 4] =
         [".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json"];
+    use hook_protocol::Agent;
     let mut places: Vec<(std::path::PathBuf, &str)> = Vec::new();
+    // The default places the agent runs itself (left out with `--agent`, as the bridge does).
+    let mut left_to_agent: Vec<std::path::PathBuf> = Vec::new();
     if !args.no_default_config {
         if let Some(dir) = hook_host::Locations::from_env().managed_dir {
             places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (dir.join(f), "managed")));
@@ -300,16 +303,42 @@ fn searched(
             let jdata = home.join(".jdata").join("agent");
             places.extend(HOOK_FILES.iter().map(|f| (jdata.join(f), "user")));
             places.extend(AGENT_FILES.iter().map(|f| (home.join(f), "user")));
-            let copilot = hook_host::discover::copilot_home(&home).join("hooks");
-            places.extend(copilot_places(&copilot, "user"));
+            left_to_agent.extend(agent.iter().flat_map(|agent| {
+                let home = home.clone();
+                AGENT_FILES.iter().filter(move |f| agent.owns_file(std::path::Path::new(f))).map(move |f| home.join(f))
+            }));
+            let copilot = hook_host::discover::copilot_home(&home);
+            let mut copilot_user = copilot_places(&copilot.join("hooks"), "user");
+            copilot_user.push((copilot.join("settings.json"), "user"));
+            if agent == Some(Agent::Copilot) {
+                left_to_agent.extend(copilot_user.iter().map(|(path, _)| path.clone()));
+            }
+            places.extend(copilot_user);
         }
         let start = agent.map_or_else(|| cwd.to_path_buf(), |agent| crate::hook::discovery_start(agent, cwd));
         let roots = discover::project_roots(&start);
         for root in &roots {
             places.extend(HOOK_FILES.iter().chain(&RULES_FILES).map(|f| (root.join(".hookwire").join(f), "project")));
             places.extend(HOOK_FILES.iter().map(|f| (root.join(".jcli").join(f), "project")));
-            places.extend(AGENT_FILES.iter().map(|f| (root.join(f), "project")));
-            places.extend(copilot_places(&root.join(hook_host::discover::COPILOT_PROJECT_DIR), "project"));
+            let mut agent_places: Vec<_> = AGENT_FILES.iter().map(|f| (root.join(f), "project")).collect();
+            agent_places.extend(copilot_places(&root.join(hook_host::discover::COPILOT_PROJECT_DIR), "project"));
+            agent_places
+                .extend(hook_host::discover::COPILOT_PROJECT_SETTINGS.iter().map(|f| (root.join(f), "project")));
+            if let Some(agent) = agent {
+                left_to_agent.extend(
+                    agent_places
+                        .iter()
+                        .filter(|(path, _)| {
+                            path.strip_prefix(root).is_ok_and(|relative| {
+                                agent.runs_project_file(relative)
+                                    || (agent == Agent::Copilot
+                                        && relative == std::path::Path::new(hook_host::discover::COPILOT_PROJECT_DIR))
+                            })
+                        })
+                        .map(|(path, _)| path.clone()),
+                );
+            }
+            places.extend(agent_places);
         }
         if roots.is_empty() {
             places.push((cwd.join(".hookwire"), "project (no project directory found from here upward)"));
@@ -318,18 +347,9 @@ fn searched(
     for path in &args.configs {
         places.push((if path.is_absolute() { path.clone() } else { cwd.join(path) }, "--config"));
     }
-    let skipped = |path: &std::path::Path| {
-        let in_copilot_dir = path.parent().is_some_and(|dir| dir.ends_with(".github/hooks") || dir.ends_with("hooks"));
-        agent.is_some_and(|agent| {
-            agent.settings_files().iter().any(|file| path.ends_with(file))
-                || (agent == hook_protocol::Agent::Copilot
-                    && in_copilot_dir
-                    && path.extension().is_some_and(|e| e == "json"))
-        })
-    };
     places
         .into_iter()
-        .filter(|(path, _)| !skipped(path))
+        .filter(|(path, level)| *level == "--config" || !left_to_agent.contains(path))
         .map(|(path, level)| {
             let is_loaded = sources.iter().any(|s| s.path == path);
             json!({"path": path.display().to_string(), "level": level, "exists": path.exists(), "loaded": is_loaded})

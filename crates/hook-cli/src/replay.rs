@@ -74,6 +74,9 @@ struct Finding {
 
 /// The hook input of `call` in its agent's terms.
 fn input_of(call: &Call, cwd: &Path) -> Value {
+    if call.agent == Agent::Copilot {
+        return copilot_input_of(call, cwd);
+    }
     let event = match (&call.tool, call.agent) {
         (Some(_), Agent::Gemini) => "BeforeTool",
         (Some(_), _) => "PreToolUse",
@@ -88,6 +91,24 @@ fn input_of(call: &Call, cwd: &Path) -> Value {
     if let Some((name, tool_input)) = &call.tool {
         input.insert("tool_name".into(), name.clone().into());
         input.insert("tool_input".into(), tool_input.clone());
+    }
+    if let Some(prompt) = &call.prompt {
+        input.insert("prompt".into(), prompt.clone().into());
+    }
+    Value::Object(input)
+}
+
+/// A Copilot CLI call's camelCase hook input (`toolName`, `toolArgs`), with the event named as
+/// `hookwire hook copilot --event` names it (Copilot's input names none).
+fn copilot_input_of(call: &Call, cwd: &Path) -> Value {
+    let mut input = Map::new();
+    let event = if call.tool.is_some() { "preToolUse" } else { "userPromptSubmitted" };
+    input.insert("hook_event_name".into(), event.into());
+    input.insert("sessionId".into(), call.session.clone().into());
+    input.insert("cwd".into(), cwd.display().to_string().into());
+    if let Some((name, tool_input)) = &call.tool {
+        input.insert("toolName".into(), name.clone().into());
+        input.insert("toolArgs".into(), tool_input.clone());
     }
     if let Some(prompt) = &call.prompt {
         input.insert("prompt".into(), prompt.clone().into());
@@ -164,7 +185,9 @@ pub(crate) async fn run(args: ReplayArgs) -> u8 {
         files.extend(found);
     }
     if files.is_empty() {
-        eprintln!("error: no session records: name JSONL files or directories, or use --agent claude|codex|gemini");
+        eprintln!(
+            "error: no session records: name JSONL files or directories, or use --agent claude|codex|gemini|copilot"
+        );
         return 2;
     }
     // What decides for the agent with hookwire installed: hookwire's configuration and the

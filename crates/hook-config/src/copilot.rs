@@ -7,6 +7,12 @@
 //! Claude Code's PascalCase names of the same events (`PreToolUse`, ...), whose hooks get a
 //! Claude-like payload. Each entry becomes one `command` spec named `copilot-<event>-<index>`.
 //!
+//! Copilot's settings files (the user's `$COPILOT_HOME/settings.json`, a repository's
+//! `.github/copilot/settings.json` and `settings.local.json`) hold hooks too, with the events
+//! directly under `"hooks"` and no version; their other members are Copilot's settings and are
+//! not read. A `version` or a nested `hooks` inside their `"hooks"` is an error: Copilot silently
+//! runs nothing from that shape.
+//!
 //! Stricter than Copilot, as every hookwire reader: an unknown version, an unknown member or a
 //! member of the wrong type is an error at its file:line:col (a typo must not switch a guard
 //! off); an entry with only a `powershell` command is reported as not runnable here (Copilot
@@ -29,10 +35,26 @@ use super::{
 /// The members of an entry.
 const ENTRY_KEYS: [&str; 7] = ["type", "bash", "powershell", "cwd", "env", "timeoutSec", "comment"];
 
+/// Whether `path` is one of Copilot's settings files (`settings.json` or `settings.local.json`
+/// outside a `hooks` directory), whose hooks sit directly under `"hooks"`.
+fn is_settings_file(path: &Path) -> bool {
+    let is_named = path.file_name().is_some_and(|n| n == "settings.json" || n == "settings.local.json");
+    is_named && path.parent().and_then(Path::file_name).is_none_or(|dir| dir != "hooks")
+}
+
 /// Whether `path` / `text` is a Copilot hook file: a `*.json` of `.github/hooks/` or
-/// `.copilot/hooks/`, or a document with a top-level `version` beside a `hooks` object whose
-/// entries carry `bash` or `powershell`.
+/// `.copilot/hooks/`, a settings file of `.copilot/` or `.github/copilot/`, or a document with a
+/// top-level `version` beside a `hooks` object whose entries carry `bash` or `powershell`.
 pub(crate) fn is_copilot_file(path: &Path, text: &str) -> bool {
+    let dir = path.parent();
+    let in_settings_dir = dir.is_some_and(|dir| {
+        dir.file_name().is_some_and(|n| n == ".copilot")
+            || (dir.file_name().is_some_and(|n| n == "copilot")
+                && dir.parent().and_then(Path::file_name).is_some_and(|n| n == ".github"))
+    });
+    if in_settings_dir && is_settings_file(path) {
+        return true;
+    }
     let dir = path.parent();
     let in_hooks_dir = dir.is_some_and(|dir| {
         dir.file_name().is_some_and(|n| n == "hooks")
@@ -71,6 +93,9 @@ pub(crate) fn copilot_file(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
     };
     let mut positions = Positions::new(text);
     let mut at = |key: &str, from: usize| find_key(text, key, from).map(|offset| (offset, positions.at(offset)));
+    if is_settings_file(cx.file) {
+        return settings_file(cx, &top);
+    }
     for key in top.keys().filter(|k| !matches!(k.as_str(), "version" | "hooks")) {
         let place = at(key, 0).map(|(_, p)| p);
         cx.error(place, None, format!("unknown member `{key}`; a Copilot CLI hook file has `version` and `hooks`"));
@@ -94,6 +119,37 @@ pub(crate) fn copilot_file(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             return Vec::new();
         }
     };
+    events_specs(cx, hooks)
+}
+
+/// Reads the hooks of a Copilot settings file: `"hooks": {"<event>": [entries]}`, the rest of
+/// the file being Copilot's settings.
+fn settings_file(cx: &mut FileCx<'_>, top: &Map<String, Value>) -> Vec<HookSpec> {
+    let text = cx.text;
+    let hooks_at = find_key(text, "hooks", 0).map(|offset| Positions::new(text).at(offset));
+    let hooks = match top.get("hooks") {
+        Some(Value::Object(hooks)) => hooks.clone(),
+        None | Some(Value::Null) => return Vec::new(),
+        Some(other) => {
+            cx.error(hooks_at, None, format!("`hooks` must be an object of event name → list of entries, not {other}"));
+            return Vec::new();
+        }
+    };
+    if hooks.contains_key("version") || hooks.contains_key("hooks") {
+        cx.error(
+            hooks_at,
+            None,
+            "in a Copilot CLI settings file the events go directly under `hooks` (`\"hooks\": {\"preToolUse\": [...]}`), \
+             without `version` or a nested `hooks`: Copilot CLI silently runs nothing from this shape",
+        );
+        return Vec::new();
+    }
+    events_specs(cx, hooks)
+}
+
+/// The specs of the `hooks` object of a Copilot file: event name → list of entries.
+fn events_specs(cx: &mut FileCx<'_>, hooks: Map<String, Value>) -> Vec<HookSpec> {
+    let text = cx.text;
     let hooks_from = find_key(text, "hooks", 0).unwrap_or(0);
     // Events in file order.
     let mut events: Vec<(usize, String, Value)> = hooks

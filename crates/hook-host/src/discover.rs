@@ -4,8 +4,8 @@
 //! | level | places |
 //! |---|---|
 //! | managed | `/etc/hookwire/` (`$HOOKWIRE_MANAGED_DIR` instead, when set): the same six names as the user's |
-//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/`, `rules.yaml`, `rules.yml` (hookwire); `~/.jdata/agent/` the first four (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json`; `$COPILOT_HOME/hooks/*.json` (default `~/.copilot/hooks/`) |
-//! | project | `<root>/.hookwire/` the same six names, `<root>/.jcli/` the first four; `<root>/.claude/settings.json`, ... as at user level; `<root>/.github/hooks/*.json` (Copilot CLI) |
+//! | user | `<user config dir>/hooks.yaml`, `hooks.yml`, `hooks.json`, `hooks/`, `rules.yaml`, `rules.yml` (hookwire); `~/.jdata/agent/` the first four (j-cli); `~/.claude/settings.json`, `~/.claude/settings.local.json`, `~/.gemini/settings.json`, `~/.codex/hooks.json`; `$COPILOT_HOME/hooks/*.json` (default `~/.copilot/hooks/`) and `$COPILOT_HOME/settings.json` |
+//! | project | `<root>/.hookwire/` the same six names, `<root>/.jcli/` the first four; `<root>/.claude/settings.json`, ... as at user level; `<root>/.github/hooks/*.json`, `<root>/.github/copilot/settings.json` and `settings.local.json` (Copilot CLI) |
 //!
 //! A PicoClaw configuration is any of those hook files with a top-level `hooks` object. The
 //! project root is the nearest directory at or above the starting one holding `.hookwire/`,
@@ -134,7 +134,12 @@ impl Locations {
             sources.extend(sources_in(&home.join(".jdata").join("agent"), Level::User));
             sources.extend(agent_sources(home, Level::User, skip));
             if skip != Some(Agent::Copilot) {
-                sources.extend(copilot_sources(&copilot_home(home).join("hooks"), Level::User));
+                let copilot = copilot_home(home);
+                sources.extend(copilot_sources(&copilot.join("hooks"), Level::User));
+                let settings = copilot.join("settings.json");
+                if settings.is_file() {
+                    sources.push(ConfigSource::agent(settings, Level::User, Agent::Copilot));
+                }
             }
         }
         sources
@@ -144,8 +149,9 @@ impl Locations {
     /// (every project root at or above `cwd`, see [`Locations::project_roots`]), then each of `explicit` at user level (trusted: the caller named
     /// it), relative paths taken from `cwd`.
     ///
-    /// `skip` is an agent of the Claude Code family calling hookwire as one of its hooks: its
-    /// own settings files are left out, since the agent already runs their hooks.
+    /// `skip` is the agent calling hookwire as one of its hooks: the files whose hooks it runs
+    /// itself are left out (its own settings files; for Copilot CLI also a project's
+    /// `.claude/settings.json`, see [`Agent::runs_project_file`]), or they would run twice.
     pub fn discover(
         &self,
         explicit: &[PathBuf],
@@ -196,27 +202,49 @@ pub fn hookwire_sources_in(dir: &Path, level: Level) -> Vec<ConfigSource> {
     sources
 }
 
-/// The agent settings files under `dir` that exist, except `skip`'s own: the files of
-/// [`AGENT_FILES`], then Copilot CLI's `.github/hooks/*.json` (at project level).
+/// The agent settings files under `dir` that exist, except those `skip` runs itself: the files
+/// of [`AGENT_FILES`], then (at project level) Copilot CLI's `.github/hooks/*.json` and
+/// [`COPILOT_PROJECT_SETTINGS`].
+///
+/// Copilot CLI runs the hooks of a project's `.claude/settings.json` and
+/// `.claude/settings.local.json` as well as its own, so `hookwire hook copilot` leaves those out
+/// too; the user's `~/.claude/settings.json` it does not read, and the bridge runs it.
 pub fn agent_sources(dir: &Path, level: Level, skip: Option<Agent>) -> Vec<ConfigSource> {
+    let is_run_by_skip = |agent: Agent, file: &str| match skip {
+        Some(skip) if level == Level::Project => skip.runs_project_file(Path::new(file)),
+        Some(skip) => skip == agent,
+        None => false,
+    };
     let mut sources: Vec<ConfigSource> = AGENT_FILES
         .iter()
-        .filter(|(agent, _)| Some(*agent) != skip)
+        .filter(|(agent, file)| !is_run_by_skip(*agent, file))
         .map(|(agent, file)| (*agent, dir.join(file)))
         .filter(|(_, path)| path.is_file())
         .map(|(agent, path)| ConfigSource::agent(path, level, agent))
         .collect();
     if skip != Some(Agent::Copilot) && level == Level::Project {
         sources.extend(copilot_sources(&dir.join(COPILOT_PROJECT_DIR), level));
+        sources.extend(
+            COPILOT_PROJECT_SETTINGS
+                .iter()
+                .map(|file| dir.join(file))
+                .filter(|path| path.is_file())
+                .map(|path| ConfigSource::agent(path, level, Agent::Copilot)),
+        );
     }
     sources
 }
+
+/// A repository's Copilot CLI settings files, relative to its root: their `"hooks"` (events
+/// directly under it) run like those of `.github/hooks/*.json`.
+pub const COPILOT_PROJECT_SETTINGS: [&str; 2] =
+    [".github/copilot/settings.json", ".github/copilot/settings.local.json"];
 
 /// Where a repository keeps its Copilot CLI hook files, relative to its root.
 pub const COPILOT_PROJECT_DIR: &str = ".github/hooks";
 
 /// Copilot CLI's home: `$COPILOT_HOME`, else `<home>/.copilot`. Its user hook files are
-/// `hooks/*.json` there.
+/// `hooks/*.json` there, and the `"hooks"` of its `settings.json`.
 pub fn copilot_home(home: &Path) -> PathBuf {
     std::env::var_os("COPILOT_HOME")
         .filter(|v| !v.is_empty())

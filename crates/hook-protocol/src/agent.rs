@@ -135,8 +135,15 @@ impl Agent {
             Agent::Claude => &[".claude/settings.json", ".claude/settings.local.json"],
             Agent::Gemini => &[".gemini/settings.json"],
             Agent::Codex => &[".codex/hooks.json"],
-            // Copilot's hook files are every `*.json` of this directory.
-            Agent::Copilot => &[".github/hooks"],
+            // Copilot's hook files are every `*.json` of `.github/hooks`; its settings files
+            // hold hooks too (`"hooks": {"preToolUse": [...]}`): a repository's two, and the
+            // user's `$COPILOT_HOME/settings.json`.
+            Agent::Copilot => &[
+                ".github/hooks",
+                ".github/copilot/settings.json",
+                ".github/copilot/settings.local.json",
+                ".copilot/settings.json",
+            ],
         }
     }
 
@@ -144,12 +151,25 @@ impl Agent {
     /// this agent's own hook files: a settings file of [`Agent::settings_files`], or for Copilot
     /// CLI a `*.json` of `.github/hooks/` (a repository's) or `.copilot/hooks/` (the user's).
     pub fn owns_file(self, relative: &std::path::Path) -> bool {
+        if self.settings_files().iter().any(|file| relative == std::path::Path::new(file)) {
+            return true;
+        }
         if self != Agent::Copilot {
-            return self.settings_files().iter().any(|file| relative == std::path::Path::new(file));
+            return false;
         }
         let is_json = relative.extension().is_some_and(|ext| ext == "json");
         let dir = relative.parent().unwrap_or(std::path::Path::new(""));
         is_json && (dir == std::path::Path::new(".github/hooks") || dir == std::path::Path::new(".copilot/hooks"))
+    }
+
+    /// Whether this agent runs the hooks of the project file `relative` (relative to the project
+    /// directory) itself, so that `hookwire hook <agent>` must leave it out: its own files
+    /// ([`Agent::owns_file`]), and for Copilot CLI also Claude Code's `.claude/settings.json` and
+    /// `.claude/settings.local.json`, which Copilot reads as repository configuration and whose
+    /// hooks it runs (checked with Copilot CLI 1.0.102; it does not read the user's
+    /// `~/.claude/settings.json`).
+    pub fn runs_project_file(self, relative: &std::path::Path) -> bool {
+        self.owns_file(relative) || (self == Agent::Copilot && Agent::Claude.owns_file(relative))
     }
 
     /// The environment variable holding the project directory for this agent's hooks.

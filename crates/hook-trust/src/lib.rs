@@ -340,9 +340,9 @@ pub fn is_config_path(relative: &Path) -> bool {
     }
 }
 
-/// Whether `relative` is a settings file of `skip`, which the path being checked leaves out.
+/// Whether `relative` is a file `skip` runs itself, which the path being checked leaves out.
 fn is_skipped(skip: Option<Agent>, relative: &Path) -> bool {
-    skip.is_some_and(|agent| agent.owns_file(relative))
+    skip.is_some_and(|agent| agent.runs_project_file(relative))
 }
 
 impl Review for TrustCheck<'_> {

@@ -1,8 +1,10 @@
 //! Reading session records: Claude Code transcripts (and hookwire's own, which share their
-//! shape), Codex rollouts and Gemini CLI chat logs, into the tool calls and prompts they hold.
+//! shape), Codex rollouts, Gemini CLI chat logs and Copilot CLI session event logs, into the tool
+//! calls and prompts they hold.
 //!
 //! The shapes are the ones the agents write today (checked against records of Claude Code
-//! 2.1.328, Codex 0.169.0 and Gemini CLI 0.61.0 in `tests/fixtures/replay/real/`) and the
+//! 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0 and Copilot CLI 1.0.102 in
+//! `tests/fixtures/replay/real/`) and the
 //! older ones still found in people's home directories: Codex's `event_msg`/`user_message`
 //! prompts, Gemini's one-JSON-document `session-*.json` chats.
 
@@ -104,11 +106,37 @@ pub(super) fn agent_records(agent: Agent, project: &Path, home: &Path) -> Vec<Pa
                 }
             }
         }
-        // Copilot CLI's session records are not read yet: `--agent copilot` finds none (and
-        // says so), a file named on the command line is read if it has one of the shapes above.
-        Agent::Copilot => {}
+        Agent::Copilot => {
+            // Copilot CLI (1.0.102) keeps each session's events in
+            // `$COPILOT_HOME/session-state/<session id>/events.jsonl` (the `transcriptPath` of its
+            // `agentStop` input); the first event, `session.start`, names the directory it ran in.
+            let copilot_home = std::env::var_os("COPILOT_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .filter(|dir| dir.is_absolute())
+                .unwrap_or_else(|| home.join(".copilot"));
+            let Ok(entries) = std::fs::read_dir(copilot_home.join("session-state")) else { return files };
+            let mut sessions: Vec<PathBuf> =
+                entries.filter_map(|e| e.ok().map(|e| e.path().join("events.jsonl"))).filter(|p| p.is_file()).collect();
+            sessions.sort();
+            files = sessions
+                .into_iter()
+                .filter(|path| copilot_cwd(path).is_some_and(|cwd| cwd.starts_with(project)))
+                .collect();
+        }
     }
     files
+}
+
+/// The directory a Copilot CLI session ran in: `data.context.cwd` of its `session.start`
+/// (the first event of its `events.jsonl`).
+fn copilot_cwd(path: &Path) -> Option<PathBuf> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = String::new();
+    std::io::BufReader::new(file).read_line(&mut first).ok()?;
+    let start: Value = serde_json::from_str(first.trim()).ok()?;
+    start.pointer("/data/context/cwd").and_then(Value::as_str).map(PathBuf::from)
 }
 
 /// The `cwd` of a Codex rollout's `session_meta` (its first line).
@@ -225,6 +253,8 @@ pub(super) fn read_records(path: &Path, shown: &str) -> Read {
     }
     let mut read = if lines.first().is_some_and(|(_, first)| is_gemini(first)) {
         read_gemini(&lines, path, &stem)
+    } else if lines.first().is_some_and(|(_, first)| is_copilot(first)) {
+        read_copilot(&lines, path, shown, &stem)
     } else {
         read_claude_codex(&lines, path, shown, &stem)
     };
@@ -241,6 +271,81 @@ fn is_gemini(first: &Value) -> bool {
         || (first.get("content").is_some()
             && first.get("message").is_none()
             && matches!(first.get("type").and_then(Value::as_str), Some("user" | "gemini")))
+}
+
+/// Whether the first record of a JSONL file is Copilot CLI's: an event `{"type": "session.…",
+/// "data": {…}}` (its log starts with `session.start`).
+fn is_copilot(first: &Value) -> bool {
+    first.get("type").and_then(Value::as_str).is_some_and(|kind| kind.starts_with("session."))
+        && first.get("data").is_some_and(Value::is_object)
+}
+
+/// A Copilot CLI session's `events.jsonl`: `session.start` names the session, each
+/// `user.message` is a prompt (its `content`, as typed; `transformedContent` is what the model
+/// got), each tool request of an `assistant.message` is a call (`name`, `arguments`), and a
+/// `tool.execution_start` of a call no message listed is one too. Each `toolCallId` is replayed
+/// once; the other events (turns, hooks, usage, results) are passed over.
+fn read_copilot(lines: &[(usize, Value)], path: &Path, shown: &str, stem: &str) -> Read {
+    let mut read = Read::default();
+    let mut session = stem.to_owned();
+    let mut seen_ids = BTreeSet::new();
+    for (n, record) in lines {
+        let time = record.get("timestamp").and_then(Value::as_str).map(str::to_owned);
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
+        let Some(data) = record.get("data") else { continue };
+        if kind == "session.start" {
+            if let Some(id) = data.get("sessionId").and_then(Value::as_str) {
+                session = id.to_owned();
+            }
+            continue;
+        }
+        let call = |session: &str, tool, prompt| Call {
+            agent: Agent::Copilot,
+            session: session.to_owned(),
+            time: time.clone(),
+            tool,
+            prompt,
+            transcript: path.to_path_buf(),
+        };
+        let mut tool_call = |read: &mut Read, id: Option<&str>, name: Option<&str>, arguments: Option<&Value>| {
+            if let Some(id) = id
+                && !seen_ids.insert(id.to_owned())
+            {
+                return;
+            }
+            let Some(name) = name else {
+                read.errors.push(format!("{shown}:{n}: a Copilot tool call without its name"));
+                return;
+            };
+            // Arguments arrive as an object; a JSON text is read too (a freeform tool's input is
+            // kept as `input`).
+            let arguments = match arguments {
+                Some(Value::String(text)) => serde_json::from_str(text).unwrap_or_else(|_| json!({ "input": text })),
+                Some(other) => other.clone(),
+                None => json!({}),
+            };
+            read.calls.push(call(&session, Some((name.to_owned(), arguments)), None));
+        };
+        match kind {
+            "user.message" => {
+                if let Some(prompt) = data.get("content").and_then(Value::as_str) {
+                    read.calls.push(call(&session, None, Some(prompt.to_owned())));
+                }
+            }
+            "assistant.message" => {
+                for request in data.get("toolRequests").and_then(Value::as_array).into_iter().flatten() {
+                    let id = request.get("toolCallId").and_then(Value::as_str);
+                    tool_call(&mut read, id, request.get("name").and_then(Value::as_str), request.get("arguments"));
+                }
+            }
+            "tool.execution_start" => {
+                let id = data.get("toolCallId").and_then(Value::as_str);
+                tool_call(&mut read, id, data.get("toolName").and_then(Value::as_str), data.get("arguments"));
+            }
+            _ => {}
+        }
+    }
+    read
 }
 
 /// Claude Code (and hookwire) transcripts and Codex rollouts, line by line; lines of other

@@ -452,3 +452,156 @@ fn check_agent_copilot_leaves_copilots_own_files_to_copilot() {
     let home_hooks = scratch.path("home/.copilot/hooks").display().to_string();
     assert!(all.iter().any(|place| place["path"] == home_hooks.as_str()), "the user's place is listed: {all:#?}");
 }
+
+/// Every file whose hooks the real Copilot CLI runs itself (its hook files, its settings files,
+/// and a project's `.claude/settings*.json`, which Copilot reads as repository configuration):
+/// `hookwire hook copilot` leaves them to Copilot (running them too would run them twice), while
+/// `fire --agent copilot` and `check` see them. The user's `~/.claude/settings.json`, which
+/// Copilot does not read, still runs through the bridge.
+#[test]
+fn the_bridge_leaves_every_file_copilot_runs_itself_to_copilot() {
+    let scratch = scratch();
+    let log = scratch.path("log");
+    let tag = |tag: &str| format!("cat >/dev/null; echo {tag} >> {}", log.display());
+    let copilot_entries = |t: &str| json!({"preToolUse": [{"type": "command", "bash": tag(t)}]});
+    let claude_entries = |t: &str| json!({"PreToolUse": [{"hooks": [{"type": "command", "command": tag(t)}]}]});
+    let files = [
+        ("home/.copilot/settings.json", json!({"model": "x", "hooks": copilot_entries("user-settings")})),
+        ("home/.copilot/hooks/u.json", json!({"version": 1, "hooks": copilot_entries("user-hooks")})),
+        ("work/.github/hooks/p.json", json!({"version": 1, "hooks": copilot_entries("repo-hooks")})),
+        ("work/.github/copilot/settings.json", json!({"hooks": copilot_entries("repo-settings")})),
+        ("work/.github/copilot/settings.local.json", json!({"hooks": copilot_entries("repo-local")})),
+        ("work/.claude/settings.json", json!({"hooks": claude_entries("claude-project")})),
+        ("work/.claude/settings.local.json", json!({"hooks": claude_entries("claude-local")})),
+        ("home/.claude/settings.json", json!({"hooks": claude_entries("claude-user")})),
+    ];
+    for (path, value) in &files {
+        scratch.write(path, &value.to_string());
+    }
+    let trusted = hookwire(&scratch, &["trust", "--yes"]).output().unwrap();
+    assert!(trusted.status.success(), "{}", both(&trusted));
+    let lines = || {
+        let mut lines: Vec<String> = fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_owned).collect();
+        lines.sort();
+        let _ = fs::remove_file(&log);
+        lines
+    };
+
+    let mut command = hookwire(&scratch, &["hook", "copilot", "--event", "preToolUse"]);
+    command.env("COPILOT_PROJECT_DIR", scratch.path("work"));
+    let (code, out, err) = run(command, &pre_tool_use("ls").to_string());
+    assert_eq!((code, answer(&out)), (0, json!({})), "{err}");
+    assert_eq!(lines(), ["claude-user"], "the bridge runs only what Copilot does not run itself: {err}");
+
+    let mut command = hookwire(&scratch, &["fire", "--agent", "copilot", "--context", "-"]);
+    let mut input = pre_tool_use("ls");
+    input["hook_event_name"] = json!("preToolUse");
+    input["cwd"] = json!(scratch.path("work"));
+    command.env("COPILOT_PROJECT_DIR", scratch.path("work"));
+    let (code, out, err) = run(command, &input.to_string());
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        lines(),
+        [
+            "claude-local",
+            "claude-project",
+            "claude-user",
+            "repo-hooks",
+            "repo-local",
+            "repo-settings",
+            "user-hooks",
+            "user-settings"
+        ],
+        "fire sees every hook that decides for Copilot: {out}{err}"
+    );
+
+    let output = hookwire(&scratch, &["check", "--format", "json"]).output().unwrap();
+    let checked = serde_json::from_slice::<Value>(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", both(&output)));
+    let searched = checked["searched"].as_array().cloned().unwrap_or_default();
+    for path in ["home/.copilot/settings.json", "work/.github/copilot/settings.json"] {
+        let path = scratch.path(path).display().to_string();
+        assert!(
+            searched.iter().any(|place| place["path"] == path.as_str() && place["loaded"] == true),
+            "{path}: {searched:#?}"
+        );
+    }
+    let output = hookwire(&scratch, &["check", "--agent", "copilot", "--format", "json"]).output().unwrap();
+    let checked = serde_json::from_slice::<Value>(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", both(&output)));
+    let searched = checked["searched"].as_array().cloned().unwrap_or_default();
+    for (path, _) in &files[..7] {
+        let path = scratch.path(path).display().to_string();
+        assert!(!searched.iter().any(|place| place["path"] == path.as_str()), "{path} is Copilot's: {searched:#?}");
+    }
+    let claude_user = scratch.path("home/.claude/settings.json").display().to_string();
+    assert!(searched.iter().any(|place| place["path"] == claude_user.as_str()), "{searched:#?}");
+}
+
+/// A settings file's hooks in the hook-file shape (a `version` inside `"hooks"`) are run by
+/// Copilot CLI silently as nothing: hookwire says so at the file's place instead of reading a
+/// guard Copilot never runs.
+#[test]
+fn a_copilot_settings_file_in_the_hook_file_shape_is_an_error() {
+    let scratch = scratch();
+    scratch.write(
+        "home/.copilot/settings.json",
+        "{\n  \"model\": \"x\",\n  \"hooks\": {\"version\": 1, \"hooks\": {\"preToolUse\": []}}\n}\n",
+    );
+    let output = hookwire(&scratch, &["check"]).output().unwrap();
+    let text = both(&output);
+    assert!(!output.status.success(), "{text}");
+    assert!(text.contains("settings.json:3:3") && text.contains("directly under `hooks`"), "{text}");
+    // The settings' other members are Copilot's own and no error; a typo in an entry is.
+    scratch.write(
+        "home/.copilot/settings.json",
+        r#"{"model": "x", "hooks": {"preToolUse": [{"type": "command", "bash": "true", "timout": 5}]}}"#,
+    );
+    let output = hookwire(&scratch, &["check"]).output().unwrap();
+    let text = both(&output);
+    assert!(!output.status.success() && text.contains("unknown member `timout`"), "{text}");
+    scratch.write(
+        "home/.copilot/settings.json",
+        r#"{"model": "x", "hooks": {"preToolUse": [{"type": "command", "bash": "true"}]}}"#,
+    );
+    let output = hookwire(&scratch, &["check"]).output().unwrap();
+    let text = both(&output);
+    assert!(output.status.success() && text.contains("copilot-preToolUse-0"), "{text}");
+}
+
+/// `hookwire test` with no `config:` loads everything that decides for the agent: a guard in the
+/// user's `$COPILOT_HOME/settings.json` and one in the repository's `.github/copilot/settings.json`
+/// both decide the cases.
+#[test]
+fn hooktest_default_config_sees_copilots_settings_files() {
+    let scratch = scratch();
+    let deny = |word: &str| {
+        json!({"hooks": {"preToolUse": [{"type": "command", "bash": format!(
+            "grep -q {word} && echo '{{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no {word} here\"}}' || true"
+        )}]}})
+        .to_string()
+    };
+    scratch.write("home/.copilot/settings.json", &deny("pwned"));
+    scratch.write("work/.github/copilot/settings.json", &deny("owned"));
+    let trusted = hookwire(&scratch, &["trust", "--yes"]).output().unwrap();
+    assert!(trusted.status.success(), "{}", both(&trusted));
+    scratch.write(
+        "work/hooktests/copilot.hooktest.yaml",
+        r#"agent: copilot
+cases:
+  - name: the user's settings deny pwned
+    event: preToolUse
+    input: {toolName: bash, toolArgs: {command: "touch pwned"}}
+    expect: {decision: deny, reason: {contains: no pwned}}
+  - name: the repository's settings deny owned
+    event: preToolUse
+    input: {toolName: bash, toolArgs: {command: "touch owned"}}
+    expect: {decision: deny, reason: {contains: no owned}}
+  - name: ls is allowed
+    event: preToolUse
+    input: {toolName: bash, toolArgs: {command: ls}}
+    expect: {decision: allow}
+"#,
+    );
+    let output = hookwire(&scratch, &["test", "hooktests/copilot.hooktest.yaml"]).output().unwrap();
+    let text = both(&output);
+    assert!(output.status.success() && stdout(&output).contains("3 passed, 0 failed"), "{text}");
+}

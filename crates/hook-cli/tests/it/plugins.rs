@@ -244,8 +244,12 @@ fn launch(scratch: &Scratch, launcher: &Path, args: &[&str], payload: &str, path
     child.wait_with_output().unwrap()
 }
 
-/// The guard the tests trust: it skips any tool call that mentions `rm -rf` or `touch pwned`.
-const GUARD: &str = "pre_tool_execution:\n  - name: no-pwn\n    command: \"if grep -q -e 'rm -rf' -e 'touch pwned'; then echo '{\\\"action\\\": \\\"skip\\\"}'; else echo '{}'; fi\"\n";
+/// The guard the tests trust: it skips any tool call that mentions `rm -rf` or `touch pwned`,
+/// with [`GUARD_REASON`].
+const GUARD: &str = "pre_tool_execution:\n  - name: no-pwn\n    command: \"if grep -q -e 'rm -rf' -e 'touch pwned'; then echo '{\\\"action\\\": \\\"skip\\\", \\\"reason\\\": \\\"hookwire guard: no pwned files\\\"}'; else echo '{}'; fi\"\n";
+
+/// The reason [`GUARD`] gives, which must reach the model through each agent.
+const GUARD_REASON: &str = "hookwire guard: no pwned files";
 
 /// A project with [`GUARD`], trusted with the scratch home.
 fn guarded_project(scratch: &Scratch) -> PathBuf {
@@ -602,15 +606,6 @@ fn first_tool_result(report: &Value) -> String {
     report["tool_results"][0]["content"].as_str().unwrap_or_default().to_owned()
 }
 
-/// Whether this hookwire answers as Copilot's hook (`hookwire hook copilot`), which another
-/// change brings.
-fn hookwire_answers_copilot() -> bool {
-    Command::new(env!("CARGO_BIN_EXE_hookwire"))
-        .args(["hook", "copilot", "--help"])
-        .output()
-        .is_ok_and(|out| out.status.success())
-}
-
 fn plugin_through_real_agent(agent: RealAgent) {
     if !agent_available(agent) {
         return;
@@ -637,25 +632,24 @@ fn plugin_through_real_agent(agent: RealAgent) {
     }
     let path_absent = path_without_hookwire_from_env();
 
-    // With hookwire on PATH: the guard denies `touch pwned` and lets `touch allowed` run.
-    if agent == RealAgent::Copilot && !hookwire_answers_copilot() {
-        eprintln!("{label}: skipped the guarded run: this hookwire has no `hook copilot` yet");
-    } else {
-        let path = format!("{}:{path_absent}", bin_with_hookwire(&scratch).display());
-        let script = json!([
-            {"tool": "shell", "input": {"command": "touch pwned"}},
-            {"tool": "shell", "input": {"command": "touch allowed"}},
-            {"text": "finished"},
-        ]);
-        let report = run_agent(agent, &scratch, &project, &path, &script, &format!("{label}-guarded"));
-        assert!(!project.join("pwned").exists(), "{label}: `touch pwned` ran: the guard was off\n{report:#}");
-        assert!(
-            project.join("allowed").is_file(),
-            "{label}: `touch allowed` did not run although the guard allows it\n{report:#}"
-        );
-        assert!(!first_tool_result(&report).contains("not installed"), "{label}: {report:#}");
-        fs::remove_file(project.join("allowed")).unwrap();
-    }
+    // With hookwire on PATH: the guard denies `touch pwned`, its reason reaching the model, and
+    // lets `touch allowed` run.
+    let path = format!("{}:{path_absent}", bin_with_hookwire(&scratch).display());
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch pwned"}},
+        {"tool": "shell", "input": {"command": "touch allowed"}},
+        {"text": "finished"},
+    ]);
+    let report = run_agent(agent, &scratch, &project, &path, &script, &format!("{label}-guarded"));
+    assert!(!project.join("pwned").exists(), "{label}: `touch pwned` ran: the guard was off\n{report:#}");
+    assert!(
+        project.join("allowed").is_file(),
+        "{label}: `touch allowed` did not run although the guard allows it\n{report:#}"
+    );
+    let told = first_tool_result(&report);
+    assert!(!told.contains("not installed"), "{label}: {report:#}");
+    assert!(told.contains(GUARD_REASON), "{label}: the guard's reason did not reach the model: {told}\n{report:#}");
+    fs::remove_file(project.join("allowed")).unwrap();
 
     // Without hookwire: the launcher denies the call and says why, through the agent.
     let script = json!([{"tool": "shell", "input": {"command": "touch allowed"}}, {"text": "finished"}]);

@@ -296,3 +296,81 @@ fn real_copilot_a_process_hook_denies_and_lives_across_calls_through_the_daemon(
     // The daemon never held Copilot's pipes: the run did not wait out the daemon's life.
     assert!(started.elapsed() < Duration::from_secs(AGENT_TIMEOUT_S), "{context}");
 }
+
+/// With hookwire installed as Copilot's hook, every hook file Copilot runs itself — the
+/// repository's `.github/hooks/*.json` and `.github/copilot/settings.json`, a project's
+/// `.claude/settings.json`, the user's `$COPILOT_HOME/settings.json` and `hooks/*.json` — runs
+/// exactly once per tool call (Copilot runs it; the bridge leaves it alone), and hookwire's own
+/// hook runs once too, through the bridge.
+#[test]
+fn real_copilot_runs_its_own_hook_files_once_with_the_bridge_installed() {
+    let Some(s) = Scenario::new("once") else { return };
+    let log = s.path("count.log");
+    let tag = |tag: &str| format!("cat >/dev/null; echo {tag} >> {}", log.display());
+    let copilot = |t: &str| json!({"preToolUse": [{"type": "command", "bash": tag(t), "timeoutSec": 60}]});
+    let files = [
+        ("project/.github/hooks/count.json", json!({"version": 1, "hooks": copilot("repo-hooks")})),
+        ("project/.github/copilot/settings.json", json!({"hooks": copilot("repo-settings")})),
+        (
+            "project/.claude/settings.json",
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": tag("claude-project")}]}]}}),
+        ),
+        ("home/.copilot/settings.json", json!({"hooks": copilot("user-settings")})),
+        ("home/.copilot/hooks/count.json", json!({"version": 1, "hooks": copilot("user-hooks")})),
+    ];
+    for (path, value) in &files {
+        fs::create_dir_all(s.path(path).parent().unwrap()).unwrap();
+        fs::write(s.path(path), value.to_string()).unwrap();
+    }
+    fs::write(
+        s.path("project/.hookwire/hooks.yaml"),
+        format!("pre_tool_execution:\n  - name: count\n    command: '{}'\n", tag("hookwire")),
+    )
+    .unwrap();
+    s.install_and_trust();
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch one.txt"}},
+        {"tool": "shell", "input": {"command": "touch two.txt"}},
+        {"text": "all done"}
+    ]);
+    let report = s.run(script, "make two files");
+    assert!(s.path("project/one.txt").exists() && s.path("project/two.txt").exists(), "{}", dump(&report));
+    let mut lines: Vec<String> = fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_owned).collect();
+    lines.sort();
+    let expected: Vec<&str> =
+        ["claude-project", "hookwire", "repo-hooks", "repo-settings", "user-hooks", "user-settings"]
+            .iter()
+            .flat_map(|tag| [*tag, *tag])
+            .collect();
+    assert_eq!(lines, expected, "each hook once per tool call (two calls)\n{}", dump(&report));
+}
+
+/// `hookwire install copilot --user` writes `$COPILOT_HOME/hooks/hookwire.json`, and the real
+/// Copilot runs it (without `--project`, nothing in the repository): a trusted guard denies.
+#[test]
+fn real_copilot_runs_the_user_level_install() {
+    let Some(s) = Scenario::new("user") else { return };
+    fs::write(
+        s.path("project/.hookwire/hooks.yaml"),
+        "pre_tool_execution:\n  - name: no-pwned\n    command: |\n      grep -q pwned && echo '{\"action\":\"skip\",\"reason\":\"user install: no pwned\"}' || true\n",
+    )
+    .unwrap();
+    let mut install = s.hookwire(&["install", "copilot", "--user"]);
+    install.env("COPILOT_HOME", s.path("home/.copilot"));
+    let output = install.output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let written = s.path("home/.copilot/hooks/hookwire.json");
+    assert!(written.is_file(), "install --user writes $COPILOT_HOME/hooks/hookwire.json");
+    assert!(!s.path("project/.github").exists(), "a user install writes nothing in the project");
+    s.ok(&["trust", "--yes"]);
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch pwned"}},
+        {"tool": "shell", "input": {"command": "touch allowed.txt"}},
+        {"text": "all done"}
+    ]);
+    let report = s.run(script, "make two files");
+    let results = tool_results(&report);
+    assert!(!s.path("project/pwned").exists(), "the user-level bridge denied\n{}", dump(&report));
+    assert!(s.path("project/allowed.txt").exists(), "{}", dump(&report));
+    assert!(results.first().is_some_and(|r| r.contains("user install: no pwned")), "{results:#?}");
+}

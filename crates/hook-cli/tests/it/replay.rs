@@ -158,8 +158,8 @@ fn no_records_is_an_error() {
 
 // ---------------------------------------------------------------------------------------------
 // Records written by the real agents (tests/fixtures/replay/real, README there): one session
-// each of Claude Code 2.1.328, Codex 0.169.0 and Gemini CLI 0.61.0 with the same five tool
-// calls — `ls -la` and a read of `.env` in one model turn, `git push --force origin main`, a
+// each of Claude Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0 and Copilot CLI 1.0.102 with the
+// same five tool calls — `ls -la` and a read of `.env` in one model turn, `git push --force origin main`, a
 // file write, `rm -rf ~` — after one prompt.
 
 fn real_records() -> PathBuf {
@@ -182,7 +182,8 @@ fn recommended_project(extra: Option<&str>) -> Scratch {
 fn replay_json(sandbox: &Scratch, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["replay", "--format", "json"];
     all.extend_from_slice(args);
-    let output = sandbox.hookwire("work/proj", &all).env_remove("CODEX_HOME").output().unwrap();
+    let output =
+        sandbox.hookwire("work/proj", &all).env_remove("CODEX_HOME").env_remove("COPILOT_HOME").output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", both(&output));
     json_stdout(&output)
 }
@@ -203,11 +204,11 @@ fn tools_and_rules(report: &serde_json::Value) -> Vec<(String, String)> {
 }
 
 #[test]
-fn real_records_of_three_agents_replay_through_the_recommended_packs() {
+fn real_records_of_four_agents_replay_through_the_recommended_packs() {
     let sandbox = recommended_project(None);
     // (file, session, (tool, rule) of each denial)
     type Expected<'a> = (&'a str, &'a str, [(&'a str, &'a str); 3]);
-    let expected: [Expected<'_>; 3] = [
+    let expected: [Expected<'_>; 4] = [
         (
             "claude-2.1.328.jsonl",
             "a5228c6e-50ea-4f48-b3e8-0a1a4535c267",
@@ -235,6 +236,15 @@ fn real_records_of_three_agents_replay_through_the_recommended_packs() {
                 ("run_shell_command", "filesystem/rm-recursive-critical"),
             ],
         ),
+        (
+            "copilot-1.0.102-events.jsonl",
+            "1d9ba071-db24-4aef-822b-3db320f03756",
+            [
+                ("view", "secrets/read-secret-file"),
+                ("bash", "git/push-force"),
+                ("bash", "filesystem/rm-recursive-critical"),
+            ],
+        ),
     ];
     for (file, session, findings) in expected {
         let path = real_records().join(file);
@@ -248,14 +258,16 @@ fn real_records_of_three_agents_replay_through_the_recommended_packs() {
             assert_eq!(finding["session"], session, "{file}: {report}");
             assert_eq!(finding["decision"], "deny", "{file}: {report}");
             assert_eq!(finding["hook"], "project:rules:hooks.yaml:pre_tool_execution", "{file}: {report}");
-            assert!(finding["time"].as_str().is_some_and(|t| t.starts_with("2026-11-26T23:09:")), "{file}: {report}");
+            // The Copilot session was recorded later than the others.
+            let started = if file.starts_with("copilot") { "2026-11-27T00:04:" } else { "2026-11-26T23:09:" };
+            assert!(finding["time"].as_str().is_some_and(|t| t.starts_with(started)), "{file}: {report}");
         }
         assert_eq!(report["findings"][2]["input"]["command"], "rm -rf ~", "{file}: {report}");
     }
-    // The three together: a directory is searched.
+    // The four together: a directory is searched.
     let report = replay_json(&sandbox, &[real_records().to_str().unwrap()]);
     let counts = ["tool_calls", "prompts", "sessions", "denied", "errors"].map(|key| report[key].as_u64());
-    assert_eq!(counts, [Some(15), Some(3), Some(3), Some(9), Some(0)], "{report}");
+    assert_eq!(counts, [Some(20), Some(4), Some(4), Some(12), Some(0)], "{report}");
 }
 
 /// A j-cli command hook (a side effect: it runs only with `--run-hooks`) that denies deleting
@@ -275,16 +287,16 @@ fn real_records_replay_through_a_command_hook_only_with_run_hooks() {
     let sandbox = recommended_project(Some(HOME_GUARD));
     let dir = real_records();
     let report = replay_json(&sandbox, &[dir.to_str().unwrap()]);
-    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(15), Some(9)), "{report}");
+    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(20), Some(12)), "{report}");
     let skipped = report["skipped_hooks"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{report}");
     assert!(skipped[0].as_str().unwrap().starts_with("project:no-home-delete ("), "{report}");
     assert!(!sandbox.path("work/proj/guard.log").exists(), "the command hook ran without --run-hooks");
 
     let report = replay_json(&sandbox, &[dir.to_str().unwrap(), "--run-hooks"]);
-    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(15), Some(9)), "{report}");
+    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(20), Some(12)), "{report}");
     // The rules file decides first for `rm -rf ~`; the command hook also ran on every call
-    // the rules let through (15 calls and 3 prompts, minus the 9 denied).
+    // the rules let through (20 calls and 4 prompts, minus the 12 denied).
     let ran = std::fs::read_to_string(sandbox.path("work/proj/guard.log")).unwrap_or_default();
     assert!(ran.lines().count() >= 6, "guard ran {} times\n{report}", ran.lines().count());
 
@@ -294,7 +306,7 @@ fn real_records_replay_through_a_command_hook_only_with_run_hooks() {
     let trust = only_guard.hookwire("work/proj", &["trust", "--yes"]).output().unwrap();
     assert!(trust.status.success(), "{}", both(&trust));
     let report = replay_json(&only_guard, &[dir.to_str().unwrap(), "--run-hooks"]);
-    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(15), Some(3)), "{report}");
+    assert_eq!((report["tool_calls"].as_u64(), report["denied"].as_u64()), (Some(20), Some(4)), "{report}");
     for finding in report["findings"].as_array().unwrap() {
         assert_eq!(finding["input"]["command"], "rm -rf ~", "{report}");
         assert_eq!(finding["hook"], "project:no-home-delete:pre_tool_execution", "{report}");
@@ -344,6 +356,7 @@ fn a_real_agents_own_record_replays_with_the_right_counts_and_denials() {
         ("claude", "claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude"),
         ("codex", "codex/node_modules/@openai/codex/bin/codex.js"),
         ("gemini", "gemini/node_modules/@google/gemini-cli/bundle/gemini.js"),
+        ("copilot", "copilot/node_modules/@github/copilot/npm-loader.js"),
     ];
     for (agent, binary) in agents {
         if !agent_available(agent, binary) {
@@ -357,6 +370,7 @@ fn a_real_agents_own_record_replays_with_the_right_counts_and_denials() {
         let read = match agent {
             "claude" => json!({"tool": "Read", "input": {"file_path": project.join(".env")}}),
             "gemini" => json!({"tool": "read_file", "input": {"file_path": project.join(".env")}}),
+            "copilot" => json!({"tool": "view", "input": {"path": project.join(".env")}}),
             _ => json!({"tool": "shell", "input": {"command": "cat .env"}}),
         };
         let script = json!([
@@ -418,13 +432,21 @@ fn place_real_records(sandbox: &Scratch) {
     sandbox.write("home/.gemini/tmp/proj/chats/session-2026-11-26T23-09-6b0773ef.jsonl", &chat);
     sandbox.write("home/.gemini/tmp/other/.project_root", "/home/dev/shop");
     sandbox.write("home/.gemini/tmp/other/chats/session-2026-11-26T23-10-aaaa.jsonl", &chat);
+    // Copilot keeps a session's events in `session-state/<id>/events.jsonl`; the first event
+    // names the directory it ran in.
+    let events = std::fs::read_to_string(real.join("copilot-1.0.102-events.jsonl")).unwrap();
+    sandbox.write(
+        "home/.copilot/session-state/1d9ba071-db24-4aef-822b-3db320f03756/events.jsonl",
+        &events.replace("/home/dev/shop", &project.display().to_string()),
+    );
+    sandbox.write("home/.copilot/session-state/2aaaaaaa-other/events.jsonl", &events);
 }
 
 #[test]
 fn agent_finds_each_agents_records_of_the_current_project() {
     let sandbox = recommended_project(None);
     place_real_records(&sandbox);
-    for agent in ["claude", "codex", "gemini"] {
+    for agent in ["claude", "codex", "gemini", "copilot"] {
         let report = replay_json(&sandbox, &["--agent", agent]);
         let counts = ["tool_calls", "prompts", "sessions", "denied", "errors"].map(|key| report[key].as_u64());
         assert_eq!(counts, [Some(5), Some(1), Some(1), Some(3), Some(0)], "{agent}: {report}");
@@ -441,15 +463,18 @@ fn since_keeps_the_records_from_then_on_and_refuses_what_is_not_a_time() {
     let sandbox = recommended_project(None);
     let dir = real_records();
     let dir = dir.to_str().unwrap();
-    // The Claude session ran 23:09:21–23:09:23, Codex 23:09:24, Gemini 23:09:28–29.
+    // The Claude session ran 23:09:21–23:09:23, Codex 23:09:24, Gemini 23:09:28–29, Copilot the
+    // next day at 00:04:34.
     let report = replay_json(&sandbox, &[dir, "--since", "2026-11-26T23:09:24Z"]);
     let counts = ["tool_calls", "prompts", "sessions", "denied"].map(|key| report[key].as_u64());
-    assert_eq!(counts, [Some(10), Some(2), Some(2), Some(6)], "{report}");
+    assert_eq!(counts, [Some(15), Some(3), Some(3), Some(9)], "{report}");
     let report = replay_json(&sandbox, &[dir, "--since", "2026-11-27"]);
+    assert_eq!((report["tool_calls"].as_u64(), report["sessions"].as_u64()), (Some(5), Some(1)), "{report}");
+    let report = replay_json(&sandbox, &[dir, "--since", "2026-11-27T00:05:00Z"]);
     assert_eq!((report["tool_calls"].as_u64(), report["sessions"].as_u64()), (Some(0), Some(0)), "{report}");
     // Same instant, another offset.
     let report = replay_json(&sandbox, &[dir, "--since", "2026-11-27T01:09:28+02:00"]);
-    assert_eq!(report["tool_calls"].as_u64(), Some(5), "{report}");
+    assert_eq!(report["tool_calls"].as_u64(), Some(10), "{report}");
     // The records are older than a few weeks from the clock of any machine running this.
     let report = replay_json(&sandbox, &[dir, "--since", "30m"]);
     assert!(report["tool_calls"].as_u64().is_some(), "{report}");
