@@ -124,6 +124,32 @@ pub(crate) fn project_dir_in(agent: Agent, var: impl Fn(&str) -> Option<String>)
     vars.iter().find_map(|name| var(name).filter(|v| !v.is_empty())).map(PathBuf::from)
 }
 
+/// Whether hookwire is installed as Copilot CLI's own hook (`hookwire hook copilot` in one of
+/// the hook files Copilot reads: the project's `.github/hooks/*.json` and Copilot settings, the
+/// user's `$COPILOT_HOME/hooks/*.json` and `settings.json`).
+fn copilot_bridge_installed() -> bool {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let start = project_dir(Agent::Copilot).unwrap_or(cwd);
+    let home = std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
+        std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|home| PathBuf::from(home).join(".copilot"))
+    });
+    let mut files = Vec::new();
+    let mut json_files_in = |dir: &Path| {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")));
+        }
+    };
+    for root in start.ancestors() {
+        json_files_in(&root.join(".github/hooks"));
+        json_files_in(&root.join(".github/copilot"));
+    }
+    if let Some(home) = &home {
+        json_files_in(&home.join("hooks"));
+        files.push(home.join("settings.json"));
+    }
+    files.iter().any(|file| std::fs::read_to_string(file).is_ok_and(|text| text.contains("hook copilot")))
+}
+
 /// The project directory of this process's environment.
 fn project_dir(agent: Agent) -> Option<PathBuf> {
     project_dir_in(agent, |name| std::env::var(name).ok())
@@ -653,6 +679,18 @@ fn unreadable_input(agent: Agent, message: &str) -> BridgeAnswer {
 /// nothing is to run — the common case for most events, which then costs no runtime, no thread
 /// and no engine.
 pub(crate) fn prepare(mut args: HookArgs) -> Prepared {
+    if args.agent != Agent::Copilot && std::env::var_os("COPILOT_CLI").is_some_and(|v| v == "1") {
+        // Copilot CLI also runs the hooks of a project's `.claude/settings.json` (hookwire's
+        // Claude Code entries among them), with its own input. When hookwire is Copilot's own
+        // hook as well, that entry runs it already: this one steps aside (no hook runs twice).
+        // Otherwise this call is Copilot's, and is answered as Copilot reads it.
+        if copilot_bridge_installed() {
+            return Prepared::Answered(write_answer(&no_decision()));
+        }
+        args.agent = Agent::Copilot;
+        args.event = None;
+        args.settings.clear();
+    }
     let agent = args.agent;
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_end(&mut bytes) {

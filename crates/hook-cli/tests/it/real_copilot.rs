@@ -374,3 +374,42 @@ fn real_copilot_runs_the_user_level_install() {
     assert!(s.path("project/allowed.txt").exists(), "{}", dump(&report));
     assert!(results.first().is_some_and(|r| r.contains("user install: no pwned")), "{results:#?}");
 }
+
+/// A project where hookwire is installed for Claude Code only: Copilot CLI runs the project's
+/// `.claude/settings.json` too, so it calls `hookwire hook claude` with its own input. That
+/// call is answered as Copilot's (the guard denies, the rest runs) — not refused as an input it
+/// cannot read, which made Copilot deny every tool call. With the Copilot bridge installed as
+/// well, the Claude entry steps aside: the guard runs once per call.
+#[test]
+fn real_copilot_in_a_project_installed_for_claude_code_is_guarded_not_blocked() {
+    let Some(s) = Scenario::new("claude-entry") else { return };
+    let log = s.path("guard-calls.log");
+    fs::write(
+        s.path("project/.hookwire/hooks.yaml"),
+        format!(
+            "pre_tool_execution:\n  - name: no-pwned\n    command: |\n      echo call >> {}\n      grep -q pwned && echo '{{\"action\":\"skip\",\"reason\":\"hookwire guard: no pwned files\"}}' || true\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    s.ok(&["install", "claude", "--project"]);
+    s.ok(&["trust", "--yes"]);
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch pwned"}},
+        {"tool": "shell", "input": {"command": "touch allowed.txt"}},
+        {"text": "all done"}
+    ]);
+    let report = s.run(script.clone(), "make two files");
+    assert!(!s.path("project/pwned").exists(), "the guard denied through the Claude entry\n{}", dump(&report));
+    assert!(s.path("project/allowed.txt").exists(), "the allowed call ran\n{}", dump(&report));
+
+    fs::remove_file(s.path("project/allowed.txt")).unwrap();
+    fs::write(&log, "").unwrap();
+    s.ok(&["install", "copilot", "--project"]);
+    s.ok(&["trust", "--yes"]);
+    let report = s.run(script, "make two files");
+    assert!(!s.path("project/pwned").exists(), "{}", dump(&report));
+    assert!(s.path("project/allowed.txt").exists(), "{}", dump(&report));
+    let calls = fs::read_to_string(&log).unwrap().lines().count();
+    assert_eq!(calls, 2, "one guard run per tool call with both entries installed\n{}", dump(&report));
+}
