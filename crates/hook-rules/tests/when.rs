@@ -126,3 +126,27 @@ fn a_mistake_in_when_refuses_the_file_naming_the_rule_and_what_to_fix() {
         assert!(error.to_string().contains(says), "{error}");
     }
 }
+
+#[test]
+fn the_examples_of_docs_rules_md_do_what_they_say() {
+    let doc = include_str!("../../../docs/rules.md");
+    let section = &doc[doc.find("## `when`").expect("the `when` section")..];
+    let start = section.find("```yaml\n").expect("its example") + "```yaml\n".len();
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let hook = rules(yaml);
+    let write = |content: String| json!({"file_path": "/home/u/proj/a", "content": content});
+    assert_eq!(decide(&hook, "Write", write("x".repeat(1_000_001))).0, Some(RuleDecision::Ask));
+    assert_eq!(decide(&hook, "Write", write("x".into())).0, None);
+    assert_eq!(decide(&hook, "mcp__github__merge_pull_request", json!({"n": 1})).0, Some(RuleDecision::Ask));
+    assert_eq!(decide(&hook, "mcp__github__list_issues", json!({})).0, None);
+    assert_eq!(
+        decide(&hook, "WebFetch", json!({"url": "https://example.com/", "prompt": "p"})).0,
+        Some(RuleDecision::Deny)
+    );
+    assert_eq!(decide(&hook, "web_fetch", json!({"prompt": "read https://example.com/"})).0, Some(RuleDecision::Ask));
+    assert_eq!(decide(&hook, "WebFetch", json!({"url": "https://crates.io/crates/cel", "prompt": "p"})).0, None);
+    assert_eq!(
+        decide(&hook, "WebFetch", json!({"url": "https://github.com.evil.example/", "prompt": "p"})).0,
+        Some(RuleDecision::Deny)
+    );
+}
