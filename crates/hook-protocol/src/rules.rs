@@ -103,7 +103,8 @@ impl fmt::Display for PackName {
 ///
 /// A rule matches a call when every matcher it has matches (a rule without matchers matches
 /// every call of its events and tools). `command` and its refinements (`args`, `any_flags`,
-/// `not_flags`, `args_regex`, `into`, and `path` over its operands) are matched against each simple command of a shell call.
+/// `not_flags`, `args_regex`, `into`, and `path` over its operands) are matched against each simple command of a shell call;
+/// `when` against the call as a whole.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
@@ -150,6 +151,13 @@ pub struct Rule {
     /// A regex over the URL a fetch tool calls (or any URL in a shell command).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// A CEL expression over the call (`tool`, `class`, `command`, `paths`, `input`, `event`,
+    /// `agent`, `cwd`) that must be true for the rule to match, with its other matchers
+    /// (`size(input.content) > 1000000`). Checked when the file loads: a syntax error or an
+    /// unknown variable or function refuses the file. An error while evaluating it (a missing
+    /// key, a type mismatch) follows `undetermined`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
     /// What a match decides (default `deny`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<RuleDecision>,
@@ -162,7 +170,8 @@ pub struct Rule {
     /// `shadow`: decide nothing, record what it would have decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
-    /// What a shell call whose program cannot be told before it runs (`$X -rf /`) gets.
+    /// What a shell call whose program cannot be told before it runs (`$X -rf /`) gets, and
+    /// a call on which `when` cannot be evaluated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undetermined: Option<Undetermined>,
 }

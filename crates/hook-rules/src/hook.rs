@@ -63,6 +63,7 @@ pub fn call_of<'a>(
         url: text("url"),
         cwd,
         home,
+        input,
     }
 }
 

@@ -29,7 +29,7 @@
 //! let rules = RuleSet::compile(&file).unwrap();
 //! let call = |command| Call {
 //!     event: Event::PreToolExecution, tool: Some("Bash"), command: Some(command),
-//!     paths: vec![], content: None, url: None, cwd: Path::new("/p"), home: Some(Path::new("/home/u")),
+//!     paths: vec![], content: None, url: None, cwd: Path::new("/p"), home: Some(Path::new("/home/u")), input: None,
 //! };
 //! assert!(rules.evaluate(&call("sudo rm -rf ~")).decision.is_some());
 //! assert!(rules.evaluate(&call("echo 'rm -rf ~'")).decision.is_none());
@@ -41,6 +41,7 @@ mod glob;
 mod hook;
 pub mod packs;
 mod rules;
+pub mod when;
 
 pub use command::{SimpleCommand, normalize_path, simple_commands};
 pub use hook::{RulesFactory, RulesHook, call_of, output_of};

@@ -9,7 +9,8 @@ use std::{
 use hook_protocol::{
     Event, ToolClass,
     rules::{Mode, PackName, Rule, RuleDecision, RulesFile, Undetermined},
-    tool::tool_class,
+    serde_json::{Map, Value},
+    tool::{AGENT_TOOLS, tool_class},
 };
 use regex::Regex;
 
@@ -17,6 +18,7 @@ use crate::{
     command::{SimpleCommand, basename, flags_and_operands, normalize_path, pattern_flags, simple_commands},
     glob::glob_match,
     packs,
+    when::{When, WhenEvalError, WhenInput},
 };
 
 /// A rule that cannot be compiled: the file refuses to load.
@@ -96,6 +98,7 @@ pub struct CompiledRule {
     paths: Vec<PathGlob>,
     content: Option<Regex>,
     url: Option<Regex>,
+    when: Option<When>,
 }
 
 impl CompiledRule {
@@ -176,6 +179,15 @@ impl CompiledRule {
                 PathGlob { negated, writes_only, glob: glob.to_owned() }
             })
             .collect();
+        let when = rule
+            .when
+            .as_deref()
+            .map(|text| {
+                // The first line of the expression is what finds it in the file.
+                let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(text);
+                When::compile(text).map_err(|e| error("when", first, e.to_string()))
+            })
+            .transpose()?;
         let decision = if allow { RuleDecision::Allow } else { rule.decision.unwrap_or(RuleDecision::Deny) };
         let mode = rule.mode.or(file.mode).unwrap_or(Mode::Enforce);
         Ok(CompiledRule {
@@ -197,6 +209,7 @@ impl CompiledRule {
             paths,
             content: regex("content", &rule.content)?,
             url: regex("url", &rule.url)?,
+            when,
         })
     }
 
@@ -294,7 +307,7 @@ impl CompiledRule {
         {
             return false;
         }
-        !self.paths.is_empty() || self.content.is_some() || self.url.is_some()
+        !self.paths.is_empty() || self.content.is_some() || self.url.is_some() || self.when.is_some()
     }
 }
 
@@ -357,6 +370,61 @@ pub struct Call<'a> {
     pub cwd: &'a Path,
     /// The home directory.
     pub home: Option<&'a Path>,
+    /// The tool input object, for `when`.
+    pub input: Option<&'a Map<String, Value>>,
+}
+
+impl Call<'_> {
+    /// The call as a `when` expression sees it.
+    fn when_input(&self) -> WhenInput<'_> {
+        let tool = self.tool.unwrap_or_default();
+        let class = match tool_class(tool) {
+            _ if tool.is_empty() => "",
+            ToolClass::Other if tool.starts_with("mcp__") => "mcp",
+            class => class.as_str(),
+        };
+        // The agent whose vocabulary has this tool name, when only one has it.
+        let mut owners = AGENT_TOOLS.iter().filter(|a| a.tools.iter().any(|(name, _)| *name == tool));
+        let agent = match (owners.next(), owners.next()) {
+            (Some(only), None) => only.agent,
+            _ => "",
+        };
+        WhenInput {
+            tool,
+            class,
+            command: self.command.unwrap_or_default(),
+            paths: self.paths.iter().map(|p| p.to_string_lossy().into_owned()).collect(),
+            input: self.input,
+            event: self.event.as_str(),
+            agent,
+            cwd: self.cwd.to_str().unwrap_or_default(),
+        }
+    }
+}
+
+/// What each applicable rule's `when` says of one call (rules without `when` are absent).
+struct Whens<'r> {
+    results: Vec<(&'r CompiledRule, Result<bool, WhenEvalError>)>,
+}
+
+impl<'r> Whens<'r> {
+    fn of(rules: &[&'r CompiledRule], call: &Call<'_>) -> Whens<'r> {
+        if !rules.iter().any(|r| r.when.is_some()) {
+            return Whens { results: Vec::new() };
+        }
+        let input = call.when_input();
+        let results =
+            rules.iter().filter_map(|rule| rule.when.as_ref().map(|when| (*rule, when.evaluate(&input)))).collect();
+        Whens { results }
+    }
+
+    /// `Ok(true)` for a rule without `when`.
+    fn of_rule(&self, rule: &CompiledRule) -> Result<bool, &WhenEvalError> {
+        match self.results.iter().find(|(r, _)| std::ptr::eq(*r, rule)) {
+            Some((_, result)) => result.as_ref().copied(),
+            None => Ok(true),
+        }
+    }
 }
 
 /// One rule that matched.
@@ -434,8 +502,36 @@ impl RuleSet {
     /// Evaluates the rules over `call`.
     pub fn evaluate(&self, call: &Call<'_>) -> Verdict {
         let applicable: Vec<&CompiledRule> = self.rules.iter().filter(|r| r.applies(call.event, call.tool)).collect();
+        let whens = Whens::of(&applicable, call);
         let mut verdict = Verdict::default();
         let mut hits = Vec::new();
+        // A rule whose other matchers match but whose `when` fails on this call follows its
+        // `undetermined` policy, once per call; an exception (`allow`) that fails does not apply.
+        let mut undetermined: Vec<*const CompiledRule> = Vec::new();
+        let mut when_holds = |rule: &CompiledRule, command: Option<String>, hits: &mut Vec<Hit>| -> bool {
+            match whens.of_rule(rule) {
+                Ok(holds) => holds,
+                Err(error) => {
+                    let decision = match rule.undetermined {
+                        Undetermined::Deny => Some(RuleDecision::Deny),
+                        Undetermined::Ask => Some(RuleDecision::Ask),
+                        Undetermined::Allow => None,
+                    };
+                    if let Some(decision) = decision
+                        && rule.decision != RuleDecision::Allow
+                        && !undetermined.contains(&std::ptr::from_ref(rule))
+                    {
+                        undetermined.push(std::ptr::from_ref(rule));
+                        let reason = format!(
+                            "the `when` of the guard rule `{}` could not be evaluated on this call ({error}), so the rule cannot tell whether it applies",
+                            rule.label()
+                        );
+                        hits.push(hit(rule, command, Some((decision, reason))));
+                    }
+                    false
+                }
+            }
+        };
         if let Some(script) = call.command {
             match simple_commands(script) {
                 Ok(commands) => {
@@ -445,6 +541,7 @@ impl RuleSet {
                             .iter()
                             .copied()
                             .filter(|r| r.has_command() && r.matches_command(command, &commands, call))
+                            .filter(|r| when_holds(r, Some(command.words.join(" ")), &mut hits))
                             .collect();
                         let excepted = matched.iter().any(|r| r.decision == RuleDecision::Allow && !r.shadow);
                         for rule in matched {
@@ -479,8 +576,12 @@ impl RuleSet {
                 }
             }
         }
-        let matched: Vec<&CompiledRule> =
-            applicable.iter().copied().filter(|r| !r.has_command() && r.matches_call(call)).collect();
+        let matched: Vec<&CompiledRule> = applicable
+            .iter()
+            .copied()
+            .filter(|r| !r.has_command() && r.matches_call(call))
+            .filter(|r| when_holds(r, None, &mut hits))
+            .collect();
         let excepted = matched.iter().any(|r| r.decision == RuleDecision::Allow && !r.shadow);
         for rule in matched {
             if rule.decision != RuleDecision::Allow && !excepted {

@@ -22,6 +22,7 @@ fn decide(rules: &RuleSet, command: &str) -> Option<RuleDecision> {
         url: None,
         cwd: Path::new("/home/u/proj"),
         home: Some(Path::new("/home/u")),
+        input: None,
     };
     rules.evaluate(&call).decision
 }

@@ -19,6 +19,7 @@ fn blocked(rules: &RuleSet, command: &str) -> bool {
         url: None,
         cwd: Path::new("/home/u/proj"),
         home: Some(Path::new("/home/u")),
+        input: None,
     };
     rules.evaluate(&call).decision.is_some_and(|d| d >= RuleDecision::Ask)
 }
