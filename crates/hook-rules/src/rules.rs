@@ -1,5 +1,5 @@
-//! Rules compiled once at load (regexes built, patterns split, names checked), and their
-//! evaluation over one tool call.
+//! Rules compiled once at load (a file's regexes built, the packs' on first use, patterns split,
+//! names checked), and their evaluation over one tool call.
 
 use std::{
     fmt,
