@@ -1,9 +1,10 @@
-//! Rules compiled once at load (regexes built, patterns split, names checked), and their
-//! evaluation over one tool call.
+//! Rules compiled once at load (a file's regexes built, the packs' on first use, patterns split,
+//! names checked), and their evaluation over one tool call.
 
 use std::{
     fmt,
     path::{Path, PathBuf},
+    sync::OnceLock,
 };
 
 use hook_protocol::{
@@ -70,6 +71,45 @@ struct CommandPattern {
     flags: Vec<String>,
 }
 
+/// A rule's regex. A file's own are built at load, where a bad one must refuse the file; the
+/// packs' are built when a call first reaches them: building all of them is most of what
+/// loading `recommended` costs (about 25 regexes, several with Unicode classes), every bridge
+/// call is a fresh process, and most calls never reach one. The packs' regexes are tested to
+/// build (`every_pack_regex_builds` below).
+#[derive(Debug, Clone)]
+struct Pattern {
+    text: String,
+    /// `None` inside: the regex does not build (never for a pack, see above).
+    built: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// A pattern built now; an error for a bad regex.
+    fn eager(text: &str) -> Result<Pattern, regex::Error> {
+        let built = OnceLock::new();
+        let _ = built.set(Some(Regex::new(text)?));
+        Ok(Pattern { text: text.to_owned(), built })
+    }
+
+    /// A pattern built on first use.
+    fn lazy(text: &str) -> Pattern {
+        Pattern { text: text.to_owned(), built: OnceLock::new() }
+    }
+
+    /// Whether `text` matches. A regex that does not build matches everything: a guard that
+    /// cannot read its own pattern fails closed.
+    fn is_match(&self, text: &str) -> bool {
+        let built = self.built.get_or_init(|| match Regex::new(&self.text) {
+            Ok(regex) => Some(regex),
+            Err(error) => {
+                tracing::error!(pattern = %self.text, %error, "a guard rule's regex does not build; the rule matches everything");
+                None
+            }
+        });
+        built.as_ref().is_none_or(|regex| regex.is_match(text))
+    }
+}
+
 /// A compiled rule.
 #[derive(Debug, Clone)]
 pub struct CompiledRule {
@@ -93,11 +133,11 @@ pub struct CompiledRule {
     args: Vec<String>,
     any_flags: Vec<String>,
     not_flags: Vec<String>,
-    args_regex: Option<Regex>,
+    args_regex: Option<Pattern>,
     into: Vec<String>,
     paths: Vec<PathGlob>,
-    content: Option<Regex>,
-    url: Option<Regex>,
+    content: Option<Pattern>,
+    url: Option<Pattern>,
     when: Option<When>,
 }
 
@@ -123,9 +163,16 @@ impl CompiledRule {
             value: value.to_owned(),
             message,
         };
-        let regex = |field: &'static str, text: &Option<String>| -> Result<Option<Regex>, RuleError> {
+        let from_pack = matches!(origin, Origin::Pack(_));
+        let regex = |field: &'static str, text: &Option<String>| -> Result<Option<Pattern>, RuleError> {
             text.as_deref()
-                .map(|text| Regex::new(text).map_err(|e| error(field, text, format!("is not a valid regex: {e}"))))
+                .map(|text| {
+                    if from_pack {
+                        Ok(Pattern::lazy(text))
+                    } else {
+                        Pattern::eager(text).map_err(|e| error(field, text, format!("is not a valid regex: {e}")))
+                    }
+                })
                 .transpose()
         };
         let mut commands = Vec::new();
@@ -608,4 +655,66 @@ fn hit(rule: &CompiledRule, command: Option<String>, instead: Option<(RuleDecisi
         (rule.decision, rule.reason.clone().unwrap_or_else(|| format!("the guard rule `{}` matched", rule.label())))
     });
     Hit { rule: rule.label(), decision, shadow: rule.shadow, reason, suggest: rule.suggest.clone(), command }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The packs' regexes are built on first use, not at load: each must build.
+    #[test]
+    fn every_pack_regex_builds() {
+        let mut n = 0;
+        for pack in PackName::ALL {
+            for rule in packs::rules(pack) {
+                for text in [&rule.args_regex, &rule.content, &rule.url].into_iter().flatten() {
+                    n += 1;
+                    if let Err(e) = Regex::new(text) {
+                        panic!("pack `{pack}`, rule `{}`: {e}", rule.name);
+                    }
+                }
+            }
+        }
+        assert!(n > 10, "only {n} regexes found in the packs");
+    }
+
+    /// Loading `recommended` builds none of the packs' regexes; a call that reaches one builds
+    /// it, and the rule still decides.
+    #[test]
+    fn pack_regexes_are_built_when_first_needed() {
+        let file = RulesFile { packs: vec![PackName::Recommended], ..RulesFile::default() };
+        let rules = RuleSet::compile(&file).expect("recommended compiles");
+        let built = |rules: &RuleSet| {
+            rules
+                .rules()
+                .iter()
+                .flat_map(|r| [&r.args_regex, &r.content, &r.url])
+                .flatten()
+                .filter(|p| p.built.get().is_some())
+                .count()
+        };
+        assert_eq!(built(&rules), 0);
+        let call = Call {
+            event: Event::PreToolExecution,
+            tool: Some("Bash"),
+            command: Some("psql -c 'DROP DATABASE prod'"),
+            paths: Vec::new(),
+            content: None,
+            url: None,
+            cwd: Path::new("/p"),
+            home: Some(Path::new("/home/u")),
+        };
+        assert!(rules.evaluate(&call).decision.is_some(), "DROP DATABASE through psql is refused");
+        assert!(built(&rules) > 0);
+    }
+
+    /// A file's own bad regex still refuses the file at load.
+    #[test]
+    fn a_files_bad_regex_refuses_it_at_load() {
+        let file: RulesFile =
+            serde_saphyr::from_str("rules:\n  - name: bad\n    command: psql\n    args_regex: \"(unclosed\"\n")
+                .expect("parses");
+        let error = RuleSet::compile(&file).expect_err("a bad regex refuses the file");
+        assert_eq!(error.field, "args_regex");
+    }
 }

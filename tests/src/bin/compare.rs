@@ -43,6 +43,8 @@ mod process;
 mod replay;
 #[path = "compare/report.rs"]
 mod report;
+#[path = "compare/rules.rs"]
+mod rules;
 #[path = "compare/spawn.rs"]
 mod spawn;
 
@@ -69,6 +71,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("client", "the Python client over the daemon's socket"),
     ("spawn", "spawn costs"),
     ("replay", "`hookwire replay` of 10,000 tool calls and `hookwire test` of 200 cases, through `recommended`"),
+    ("rules", "the rules guard (`packs: [recommended]`) in-process, and the bridge with it vs bash and Python guards"),
 ];
 
 /// How many samples to take (the full run or `--quick`), and which groups of rows to run.
@@ -254,6 +257,20 @@ fn run(plan: Plan) -> Result<(), Error> {
                 rows.extend(daemon::python_client_rows(&plan, python)?);
             }
             None => notes.push("the python client row skipped: no python3".into()),
+        }
+    }
+    if plan.runs("rules") {
+        // Like the in-process fires: on this thread's own current-thread runtime.
+        phase("rules guard in-process");
+        let local = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        rows.extend(local.block_on(rules::inproc_rows(&plan))?);
+        drop(local);
+        match python_path.as_deref() {
+            Some(python) => {
+                phase("hookwire hook claude with the rules guard vs bash and Python guards (whole process)");
+                rows.extend(rules::process_rows(&plan, python)?);
+            }
+            None => notes.push("the rules whole-process rows skipped: no python3".into()),
         }
     }
     rows.extend(big_rows);
