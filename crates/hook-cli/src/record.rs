@@ -21,6 +21,15 @@ use hook_store::{FireRecord, Origin, Recorder, StoreConfig};
 /// by then; this bounds how much later its process exits when the database is locked.
 const EXIT_DEADLINE: Duration = Duration::from_millis(200);
 
+/// [`EXIT_DEADLINE`], or `HOOKWIRE_STORE_FLUSH_MS` (at most 60 s): a busy machine, or a test
+/// that reads every row back, may wait longer for its rows.
+fn exit_deadline() -> Duration {
+    std::env::var("HOOKWIRE_STORE_FLUSH_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(EXIT_DEADLINE, |ms| Duration::from_millis(ms.min(60_000)))
+}
+
 static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
 
 /// Set by `hookwire serve`: its bridge fires are the daemon's.
@@ -105,10 +114,10 @@ pub(crate) fn watch_chat(session: &mut Session, engine: Engine, cwd: Option<Stri
     }));
 }
 
-/// Waits (at most [`EXIT_DEADLINE`]) for this process's rows to be written; what is left is
+/// Waits (at most [`exit_deadline`]) for this process's rows to be written; what is left is
 /// counted as dropped. Nothing to do when nothing was recorded.
 pub(crate) fn flush_at_exit() {
     if let Some(Some(recorder)) = RECORDER.get() {
-        recorder.flush(EXIT_DEADLINE);
+        recorder.flush(exit_deadline());
     }
 }

@@ -703,6 +703,7 @@ mod tests {
             url: None,
             cwd: Path::new("/p"),
             home: Some(Path::new("/home/u")),
+            input: None,
         };
         assert!(rules.evaluate(&call).decision.is_some(), "DROP DATABASE through psql is refused");
         assert!(built(&rules) > 0);

@@ -212,6 +212,10 @@ fn wrapped_program(kind: &str, args: &[WrapperArg<'_>]) -> usize {
     while let Some(arg) = args.get(i) {
         match arg.text {
             Some("--") => return i + 1,
+            // `command -v NAME` / `-V` only says what NAME is (like `which`): it runs nothing.
+            Some(option) if kind == "command" && option.starts_with('-') && option.contains(['v', 'V']) => {
+                return args.len();
+            }
             Some(option) if option.starts_with('-') && option.len() > 1 => {
                 i += 1 + usize::from(option_takes_value(kind, option));
             }

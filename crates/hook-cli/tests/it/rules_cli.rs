@@ -16,6 +16,8 @@ use crate::common::{Scratch, both, json_stdout, stdout};
 fn run(scratch: &Scratch, args: &[&str], input: Option<&str>) -> Output {
     let mut command = scratch.hookwire("work", args);
     command.env("HOOKWIRE_MANAGED_DIR", scratch.path("managed")).env("HOOKWIRE_NO_DAEMON", "1");
+    // Every row is read back: a loaded machine must not make one miss its exit deadline.
+    command.env("HOOKWIRE_STORE_FLUSH_MS", "10000");
     if input.is_some() {
         command.stdin(Stdio::piped());
     }

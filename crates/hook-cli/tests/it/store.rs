@@ -46,6 +46,9 @@ impl Recorded {
     pub(crate) fn bridge(&self, session: &str, shell_command: &str) -> (Command, String) {
         let mut bridge = self.project.command("claude", &[&self.settings], &[]);
         bridge.env("XDG_STATE_HOME", self.state()).env("HOOKWIRE_NO_DAEMON", "1");
+        // Rows are read back: a loaded machine must not make one miss the 200 ms exit deadline
+        // (the locked-database test sets the default back for the call it is about).
+        bridge.env("HOOKWIRE_STORE_FLUSH_MS", "10000");
         let input = json!({
             "session_id": session,
             "transcript_path": self.project.path("home/t.jsonl"),
@@ -201,7 +204,9 @@ fn a_locked_database_neither_changes_nor_holds_up_the_answer_and_the_lost_row_is
             .unwrap_or(0);
     let locker = Locker::hold(&recorded.db());
     let started = Instant::now();
-    let locked = recorded.call("during-lock", "curl https://example.invalid/b");
+    let (mut during_lock, stdin) = recorded.bridge("during-lock", "curl https://example.invalid/b");
+    during_lock.env("HOOKWIRE_STORE_FLUSH_MS", "200");
+    let locked = run(during_lock, &stdin);
     let elapsed = started.elapsed();
     locker.release();
     assert_eq!(locked.stdout, unlocked.stdout, "the same answer with the database locked\n{}", locked.describe());
@@ -321,6 +326,7 @@ fn a_call_refused_because_the_configuration_does_not_load_is_recorded_with_the_r
     let (_, stdin) = recorded.bridge("session-refused", "echo hello");
     let mut bridge = recorded.project.command("claude", &[&recorded.settings], &[&typo]);
     bridge.env("XDG_STATE_HOME", recorded.state()).env("HOOKWIRE_NO_DAEMON", "1");
+    bridge.env("HOOKWIRE_STORE_FLUSH_MS", "10000");
     let answer = run(bridge, &stdin);
     let reason = answer.deny_reason();
     assert!(reason.contains("guard.yaml"), "a config that does not load fails closed: {}", answer.describe());
