@@ -554,3 +554,37 @@ fn update_writes_hookwire_dialect_expectations() {
     assert_eq!(again.status.code(), Some(0), "{}", both(&again));
     assert!(stdout(&again).ends_with("4 passed, 0 failed\n"), "{}", both(&again));
 }
+
+#[test]
+fn hookwire_dialect_reads_the_rewritten_arguments_and_the_added_context() {
+    let sandbox = project();
+    sandbox.write(
+        "work/proj/.hookwire/hooks.yaml",
+        r#"pre_tool_execution:
+  - name: dry-run
+    command: |
+      cat >/dev/null
+      echo '{"tool_arguments": "{\"command\": \"ls --dry-run\"}", "additional_context": "ran dry"}'
+"#,
+    );
+    sandbox.write(
+        "work/proj/hooktests/native.hooktest.yaml",
+        r#"agent: hookwire
+cases:
+  - name: the call is made dry
+    event: pre_tool_execution
+    input: {tool_name: Bash, tool_arguments: {command: ls}}
+    expect: {decision: allow, context: {equals: ran dry}, updated_input: {command: ls --dry-run}}
+  - name: the wrong rewrite is reported
+    event: pre_tool_execution
+    input: {tool_name: Bash, tool_arguments: {command: ls}}
+    expect: {updated_input: {command: ls}}
+"#,
+    );
+    let output = test_run(&sandbox, &["hooktests/native.hooktest.yaml"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    assert!(text.contains("ok    hooktests/native.hooktest.yaml: the call is made dry\n"), "{text}");
+    assert!(text.contains(r#"updated_input: expected {"command":"ls"}, got {"command":"ls --dry-run"}"#), "{text}");
+    assert!(text.ends_with("1 passed, 1 failed\n"), "{text}");
+}
