@@ -21,7 +21,7 @@ use hook_core::{Engine, FireOutcome, HookDefinition, HookId, HookSpec, Level};
 use hook_host::{Locations, TrustPolicy};
 use hook_protocol::{
     Agent, Event,
-    hooktest::{ExpectedDecision, HookTestCase, HookTestExpect, HookTestFile, TextMatch},
+    hooktest::{ExpectedDecision, HookTestAgent, HookTestCase, HookTestExpect, HookTestFile, TextMatch},
     serde_json::{self, Map, Value, json},
 };
 
@@ -195,9 +195,30 @@ fn shown(path: &Path, cwd: &Path) -> String {
     path.strip_prefix(cwd).unwrap_or(path).display().to_string()
 }
 
+/// The events of a test file in hookwire's terms, read a second time as [`Event`]s: an event
+/// name hookwire does not know is then a load error at its line and column, not a case that
+/// fails at run time.
+#[derive(serde::Deserialize)]
+struct HookwireEvents {
+    #[serde(rename = "cases")]
+    _cases: Vec<HookwireEvent>,
+}
+
+/// One case's event (its other members are read with the file).
+#[derive(serde::Deserialize)]
+struct HookwireEvent {
+    #[serde(rename = "event")]
+    _event: Event,
+}
+
 fn parse_file(path: &Path, name: &str) -> Result<HookTestFile, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { file: name.to_owned(), source })?;
-    hook_config::parse_yaml::<HookTestFile>(&text).map_err(|error| LoadError::Parse { file: name.to_owned(), error })
+    let parse_error = |error| LoadError::Parse { file: name.to_owned(), error };
+    let test = hook_config::parse_yaml::<HookTestFile>(&text).map_err(parse_error)?;
+    if test.agent == HookTestAgent::Hookwire {
+        hook_config::parse_yaml::<HookwireEvents>(&text).map_err(parse_error)?;
+    }
+    Ok(test)
 }
 
 /// The project a test file belongs to: the nearest project root above it; else the directory
@@ -344,6 +365,81 @@ fn describe_text(want: &TextMatch) -> String {
         TextMatch::Equals(text) => format!("equals {text:?}"),
         TextMatch::Matches(text) => format!("matches /{text}/"),
     }
+}
+
+/// The event and context of a case written in hookwire's own terms: `event` a canonical name or
+/// alias, `input` HookContext fields as `hookwire fire --context` reads them (`tool_arguments`
+/// may also be written as an object: it is the tool's arguments as JSON text), `cwd` the
+/// project's when omitted.
+fn hookwire_context(case: &HookTestCase, project: &Path) -> Result<(Event, hook_protocol::Context), String> {
+    let event: Event = case.event.parse().map_err(|e| format!("{e}"))?;
+    let known = |name: &str| {
+        hook_protocol::Context::REPLACEABLE.contains(&name) || hook_protocol::Context::NOT_REPLACEABLE.contains(&name)
+    };
+    // A field the context does not have would be dropped silently, and the case would test
+    // a context without it.
+    if let Some(name) = case.input.keys().find(|name| !known(name) || name.as_str() == "tool") {
+        return Err(format!(
+            "`{name}` is not a hookwire context field (write `tool_name`, `tool_arguments`, `user_input`, ...; \
+             `tool` is derived from `tool_name` and `tool_arguments`)"
+        ));
+    }
+    let mut object = case.input.clone();
+    if let Some(arguments) = object.get_mut("tool_arguments")
+        && !arguments.is_string()
+        && !arguments.is_null()
+    {
+        *arguments = Value::String(arguments.to_string());
+    }
+    object.entry("cwd").or_insert_with(|| project.display().to_string().into());
+    let context: hook_protocol::Context = hook_protocol::from_json_value(Value::Object(object))
+        .map_err(|e| format!("the input does not fit HookContext: {e}"))?;
+    Ok((event, context))
+}
+
+/// What a case in hookwire's terms reads from the engine's outcome, in the words the agents'
+/// expectations use: a refused call (`deny_tool`, `skip`, `respond`, `stop` on a tool event,
+/// `denied` approval) is `deny`; the same on another event is `block`; `abort_turn` and
+/// `hard_abort` are `stop`; otherwise the permission a hook gave (`allow`, `ask`, `defer`),
+/// or nothing decided.
+fn read_outcome(outcome: &FireOutcome, context: &hook_protocol::Context) -> Got {
+    use hook_core::{Decision, Field, Permission};
+    let mut got = Got::default();
+    let is_tool_call = matches!(outcome.event, Event::PreToolExecution | Event::ApproveTool);
+    let reason = outcome.reason.clone().filter(|r| !r.is_empty());
+    match outcome.decision {
+        Decision::AbortTurn | Decision::HardAbort => {
+            got.decision = Some("stop");
+            got.reason = reason;
+        }
+        Decision::Stop | Decision::Skip | Decision::DenyTool | Decision::Respond | Decision::Denied => {
+            got.decision = Some(if is_tool_call || outcome.decision == Decision::Denied { "deny" } else { "block" });
+            got.reason = reason.or_else(|| outcome.respond.as_ref().map(|result| result.for_llm.clone()));
+        }
+        // Continue, Approved (and any decision added later) decide nothing of their own.
+        _ => match outcome.permission {
+            Some(Permission::Allow) => got.decision = Some("allow"),
+            Some(Permission::Ask) => {
+                got.decision = Some("ask");
+                got.reason = outcome.permission_reason.clone();
+            }
+            Some(Permission::Defer) => got.decision = Some("defer"),
+            Some(_) => {}
+            None if outcome.effects.retry_feedback.is_some() && outcome.event == Event::Stop => {
+                // A Stop hook's feedback keeps the agent going: the stop is blocked.
+                got.decision = Some("block");
+                got.reason = outcome.effects.retry_feedback.clone();
+            }
+            None => {}
+        },
+    }
+    if !outcome.effects.additional_context.is_empty() {
+        got.context = Some(outcome.effects.additional_context.join("\n"));
+    }
+    if outcome.changed.contains(&Field::ToolArguments) {
+        got.updated_input = context.tool_arguments_value();
+    }
+    got
 }
 
 /// Whether the agent's `got` decision is the expected one. `allow` also matches an answer that
@@ -506,11 +602,35 @@ async fn run_case(
         trace: Vec::new(),
     };
     let mut ran = Vec::new();
-    match hook_agents::context_from_input(test.agent, input_of(test.agent, case, project, transcript)) {
+    let agent = match test.agent {
+        HookTestAgent::Agent(agent) => agent,
+        HookTestAgent::Hookwire => {
+            match hookwire_context(case, project) {
+                Err(e) => result.failures.push(format!("input: {e}")),
+                Ok((event, mut context)) => {
+                    let before = context.clone();
+                    // As `hookwire fire` fires it: the engine's outcome, no agent's answer.
+                    let outcome = engine.fire(event, &mut context).await;
+                    ran.extend(
+                        outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()).map(|entry| entry.id.to_string()),
+                    );
+                    ran.extend(rules_reached(specs, &outcome, &before));
+                    result.event = Some(event);
+                    result.got = read_outcome(&outcome, &context);
+                    result.trace = trace_lines(&outcome, specs);
+                    if let Some(expect) = &case.expect {
+                        result.failures = compare(expect, &result.got);
+                    }
+                }
+            }
+            return (result, ran);
+        }
+    };
+    match hook_agents::context_from_input(agent, input_of(agent, case, project, transcript)) {
         Err(e) => result.failures.push(format!("input: {e}")),
         Ok((event, context)) => {
             let before = context.clone();
-            let (answer, outcome) = hook::fire_bridge_traced(engine, test.agent, event, context, project).await;
+            let (answer, outcome) = hook::fire_bridge_traced(engine, agent, event, context, project).await;
             ran.extend(outcome.trace.iter().filter(|entry| !entry.outcome.is_skip()).map(|entry| entry.id.to_string()));
             ran.extend(rules_reached(specs, &outcome, &before));
             result.event = Some(event);

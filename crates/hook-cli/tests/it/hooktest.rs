@@ -436,3 +436,155 @@ cases:
     let text = stdout(&filtered);
     assert!(text.contains("  rule no-wget of ") && !text.contains("  rule no-curl of "), "{text}");
 }
+
+/// The project's guards once more, in hookwire's own terms (`agent: hookwire`): canonical event
+/// names and aliases, HookContext fields, expectations read from the engine's outcome.
+const NATIVE: &str = r#"# The guards in hookwire's own terms.
+agent: hookwire
+cases:
+  - name: home delete is denied
+    event: pre_tool_execution
+    input: {tool_name: Bash, tool_arguments: {command: "rm -rf ~"}}
+    expect:
+      decision: deny
+      reason: {contains: home}
+  - name: ls is allowed
+    event: before_tool
+    input: {tool_name: Bash, tool_arguments: '{"command": "ls"}'}
+    expect: {decision: allow}
+  - name: a prompt is wrongly expected to be blocked
+    event: pre_send_message
+    input: {user_input: hello}
+    expect: {decision: block, reason: {contains: nope}}
+"#;
+
+#[test]
+fn hookwire_dialect_cases_run_through_the_engine_as_fire_does() {
+    let sandbox = project();
+    sandbox.write("work/proj/hooktests/native.hooktest.yaml", NATIVE);
+    let output = test_run(&sandbox, &["hooktests/native.hooktest.yaml"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    assert!(text.contains("ok    hooktests/native.hooktest.yaml: home delete is denied\n"), "{text}");
+    assert!(text.contains("ok    hooktests/native.hooktest.yaml: ls is allowed\n"), "{text}");
+    let failure =
+        text.split("FAIL  hooktests/native.hooktest.yaml: a prompt is wrongly expected to be blocked\n").nth(1);
+    let failure = failure.unwrap_or_else(|| panic!("no failure line: {text}"));
+    assert!(failure.contains("decision: expected block, got no decision (the agent goes on)"), "{failure}");
+    assert!(failure.contains("expected: decision block, reason contains \"nope\""), "{failure}");
+    assert!(failure.contains("got:      decision none"), "{failure}");
+    assert!(failure.contains("(no hook is configured on this event)"), "{failure}");
+    assert!(text.ends_with("2 passed, 1 failed\n"), "{text}");
+
+    // The deny's trace names the hook that decided, from its file.
+    sandbox.write(
+        "work/proj/hooktests/native.hooktest.yaml",
+        &NATIVE.replace("decision: deny\n      reason: {contains: home}", "decision: ask"),
+    );
+    let text = stdout(&test_run(&sandbox, &["hooktests/native.hooktest.yaml", "--filter", "home"]));
+    assert!(text.contains("decision: expected ask, got deny"), "{text}");
+    assert!(text.contains("project:no-home-delete:pre_tool_execution ok ("), "{text}");
+    assert!(text.contains("skip: deleting home is not allowed"), "{text}");
+}
+
+#[test]
+fn hookwire_dialect_counts_in_json_and_junit() {
+    let sandbox = project();
+    sandbox.write("work/proj/hooktests/native.hooktest.yaml", NATIVE);
+    let output = test_run(&sandbox, &["hooktests/native.hooktest.yaml", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    let report = json_stdout(&output);
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(2), Some(1)), "{report}");
+    assert_eq!(report["cases"][0]["got"]["decision"], "deny", "{report}");
+    assert_eq!(report["cases"][0]["got"]["reason"], "deleting home is not allowed", "{report}");
+    assert_eq!(report["cases"][2]["status"], "failed", "{report}");
+    assert_eq!(report["cases"][2]["expected"]["decision"], "block", "{report}");
+
+    let output = test_run(&sandbox, &["hooktests/native.hooktest.yaml", "--format", "junit"]);
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    let xml = stdout(&output);
+    assert!(xml.contains("<testsuites name=\"hookwire test\" tests=\"3\" failures=\"1\">"), "{xml}");
+    assert!(xml.contains("<testcase name=\"ls is allowed\""), "{xml}");
+    assert!(xml.contains("<testcase name=\"a prompt is wrongly expected to be blocked\""), "{xml}");
+}
+
+#[test]
+fn hookwire_dialect_unknown_event_is_a_load_error_at_its_line_and_column() {
+    let sandbox = project();
+    sandbox.write(
+        "work/proj/hooktests/bad.hooktest.yaml",
+        "agent: hookwire\ncases:\n  - name: x\n    event: pre_tool_exec\n    input: {tool_name: Bash}\n",
+    );
+    let output = test_run(&sandbox, &["hooktests/bad.hooktest.yaml"]);
+    assert_eq!(output.status.code(), Some(2), "{}", both(&output));
+    let err = crate::common::stderr(&output);
+    assert!(err.contains("hooktests/bad.hooktest.yaml:4:12: "), "{err}");
+    assert!(err.contains("pre_tool_exec"), "{err}");
+    // A member that is no context field fails its case, naming it.
+    sandbox.write(
+        "work/proj/hooktests/bad.hooktest.yaml",
+        "agent: hookwire\ncases:\n  - name: x\n    event: pre_tool_execution\n    input: {tool_name: Bash, tool_input: {command: ls}}\n",
+    );
+    let output = test_run(&sandbox, &["hooktests/bad.hooktest.yaml"]);
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    assert!(stdout(&output).contains("input: `tool_input` is not a hookwire context field"), "{}", both(&output));
+}
+
+#[test]
+fn update_writes_hookwire_dialect_expectations() {
+    let sandbox = project();
+    let file = sandbox.path("work/proj/hooktests/native.hooktest.yaml");
+    sandbox.write(
+        "work/proj/hooktests/native.hooktest.yaml",
+        &format!(
+            "{NATIVE}  - name: no expectation yet\n    event: pre_tool_execution\n    input: {{tool_name: Bash, tool_arguments: {{command: \"rm -rf ~\"}}}}\n"
+        ),
+    );
+    let output = test_run(&sandbox, &["hooktests/native.hooktest.yaml", "--update"]);
+    assert_eq!(output.status.code(), Some(0), "{}", both(&output));
+    let updated = std::fs::read_to_string(&file).unwrap();
+    assert!(updated.starts_with("# The guards in hookwire's own terms.\n"), "{updated}");
+    assert!(updated.contains("    input: {user_input: hello}\n    expect:\n      decision: continue\n"), "{updated}");
+    assert!(
+        updated
+            .ends_with("    expect:\n      decision: deny\n      reason: {equals: \"deleting home is not allowed\"}\n"),
+        "{updated}"
+    );
+    let again = test_run(&sandbox, &["hooktests/native.hooktest.yaml"]);
+    assert_eq!(again.status.code(), Some(0), "{}", both(&again));
+    assert!(stdout(&again).ends_with("4 passed, 0 failed\n"), "{}", both(&again));
+}
+
+#[test]
+fn hookwire_dialect_reads_the_rewritten_arguments_and_the_added_context() {
+    let sandbox = project();
+    sandbox.write(
+        "work/proj/.hookwire/hooks.yaml",
+        r#"pre_tool_execution:
+  - name: dry-run
+    command: |
+      cat >/dev/null
+      echo '{"tool_arguments": "{\"command\": \"ls --dry-run\"}", "additional_context": "ran dry"}'
+"#,
+    );
+    sandbox.write(
+        "work/proj/hooktests/native.hooktest.yaml",
+        r#"agent: hookwire
+cases:
+  - name: the call is made dry
+    event: pre_tool_execution
+    input: {tool_name: Bash, tool_arguments: {command: ls}}
+    expect: {decision: allow, context: {equals: ran dry}, updated_input: {command: ls --dry-run}}
+  - name: the wrong rewrite is reported
+    event: pre_tool_execution
+    input: {tool_name: Bash, tool_arguments: {command: ls}}
+    expect: {updated_input: {command: ls}}
+"#,
+    );
+    let output = test_run(&sandbox, &["hooktests/native.hooktest.yaml"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", both(&output));
+    assert!(text.contains("ok    hooktests/native.hooktest.yaml: the call is made dry\n"), "{text}");
+    assert!(text.contains(r#"updated_input: expected {"command":"ls"}, got {"command":"ls --dry-run"}"#), "{text}");
+    assert!(text.ends_with("1 passed, 1 failed\n"), "{text}");
+}
