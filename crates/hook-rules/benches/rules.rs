@@ -36,6 +36,7 @@ fn call<'a>(tool: &'a str, command: &'a str) -> Call<'a> {
         url: None,
         cwd: Path::new("/home/dev/project"),
         home: Some(Path::new("/home/dev")),
+        input: None,
     }
 }
 
