@@ -21,6 +21,7 @@ mod recursion;
 mod replay;
 mod rules_cli;
 mod rules_e2e;
+mod sandbox_store;
 mod store;
 mod telemetry;
 mod trust;
