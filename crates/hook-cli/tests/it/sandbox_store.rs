@@ -1,6 +1,7 @@
 //! The sandbox each hook run had, in the decision store, through the real `hookwire` binary:
 //! a trusted project's sandboxed bash hooks and a Claude Code command hook (confined by the
-//! level default) fired with `hookwire fire`, then read back with `hookwire log`. On this
+//! level default) fired with `hookwire fire` and through `hookwire hook claude`, then read
+//! back with `hookwire log`. On this
 //! kernel the policies are enforced; with the Landlock ABI capped at 3 (as an older kernel
 //! would offer), the `best-effort` hooks run without TCP rules and the row says so, and the
 //! `required` one is refused and the row says that.
@@ -65,6 +66,30 @@ impl Project {
             None => command.env_remove("HOOKWIRE_LANDLOCK_ABI_MAX"),
         };
         command.output().unwrap()
+    }
+
+    /// `hookwire hook claude` on a Stop event in the project, in its own process, with the
+    /// Landlock ABI capped at `abi_cap` (the bridge runs hookwire's own hooks of the project;
+    /// Claude Code runs its settings' hooks itself).
+    fn bridge_stop(&self, abi_cap: &str) -> Output {
+        let input = serde_json::json!({
+            "session_id": "4b0e9c1a-sandbox",
+            "transcript_path": self.path("home/t.jsonl"),
+            "cwd": self.path("work/proj"),
+            "hook_event_name": "Stop",
+            "stop_hook_active": false,
+        });
+        let mut command = self.hookwire("work/proj", &["hook", "claude"]);
+        command
+            .env("HOOKWIRE_NO_DAEMON", "1")
+            .env("HOOKWIRE_LANDLOCK_ABI_MAX", abi_cap)
+            .env_remove("HOOKWIRE_STORE")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.to_string().as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
     }
 
     /// `hookwire log ARGS` over the store the fires wrote.
@@ -149,4 +174,14 @@ fn the_store_records_the_sandbox_each_hook_run_had_and_log_shows_it() {
     assert!(lax.contains(&format!("sandbox best-effort: {short}")), "{text}");
     let plain = text.lines().find(|line| line.contains(":plain:")).unwrap_or_else(|| panic!("{text}"));
     assert!(!plain.contains("  sandbox "), "an unconfined run's line stays as it was: {text}");
+
+    // The same through the bridge an agent calls: the row is the bridge's, with the shortfall.
+    let output = project.bridge_stop("3");
+    assert_eq!(output.status.code(), Some(0), "{}\n{}", stdout(&output), stderr(&output));
+    let text = stdout(&project.log(&["--format", "json"]));
+    let fire: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!((fire["origin"].as_str(), fire["agent"].as_str()), (Some("bridge"), Some("claude")), "{fire}");
+    let runs = project.last_runs();
+    assert_eq!(sandbox_of(&runs, "lax"), &Value::from(format!("best-effort: {short}")), "{runs:?}");
+    assert_eq!(sandbox_of(&runs, "confined"), &Value::from(format!("required, not started: {short}")), "{runs:?}");
 }
