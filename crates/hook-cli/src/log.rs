@@ -231,13 +231,20 @@ fn print_fire(fire: &StoredFire, format: Format) {
             (Some(rule), None) => format!("  rule {}", terminal::safe(rule)),
             _ => source,
         };
+        // Only a sandboxed run says so: `none` on every unconfined command hook would be noise
+        // (the JSON has it for every run of a kind that starts a process).
+        let sandbox = match run.sandbox.as_deref() {
+            Some(sandbox) if sandbox != "none" => format!("  sandbox {}", terminal::safe(sandbox)),
+            _ => String::new(),
+        };
         outln!(
-            "    {}  {}{}  {:.1}ms{}{}",
+            "    {}  {}{}  {:.1}ms{}{}{}",
             terminal::safe(&run.hook_id),
             run.outcome,
             run.decision.as_deref().map(|d| format!(" {d}")).unwrap_or_default(),
             run.latency_us as f64 / 1000.0,
             source,
+            sandbox,
             run.error.as_deref().map(|e| format!("  error: {}", terminal::safe(e))).unwrap_or_default(),
         );
     }

@@ -149,7 +149,7 @@ impl Engine {
     pub fn try_register(&self, registration: Registration) -> Result<Vec<HookId>, LoadError> {
         let (level, name) = (registration.level, registration.name.clone());
         let ids: Vec<HookId> = registration.events.iter().map(|e| HookId::new(level, &name, *e)).collect();
-        let origin = Origin { kind: Kind::IN_PROCESS, source: None, deadlines: None };
+        let origin = Origin { kind: Kind::IN_PROCESS, source: None, deadlines: None, sandbox: None };
         let inner = &self.inner;
         let seq = inner.registry.reserve_seq(1);
         let reg = Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics)
@@ -212,8 +212,12 @@ impl Engine {
     ) -> Result<Registered, String> {
         let inner = &self.inner;
         let registration = registration_of(spec, built, factory);
-        let origin =
-            Origin { kind: spec.kind.clone(), source: Some(spec.source.clone()), deadlines: Some(spec.deadlines) };
+        let origin = Origin {
+            kind: spec.kind.clone(),
+            source: Some(spec.source.clone()),
+            deadlines: Some(spec.deadlines),
+            sandbox: spec.effective_sandbox(),
+        };
         Registered::new(registration, origin, seq, inner.deadlines, inner.observer_queue, &inner.metrics)
     }
 
@@ -329,6 +333,7 @@ impl Engine {
                     on_error: reg.on_error_on(event),
                     enabled: entry.enabled,
                     source: reg.source.clone(),
+                    sandbox: reg.sandbox.clone(),
                 }
             })
             .collect()

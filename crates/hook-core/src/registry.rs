@@ -11,7 +11,7 @@ use std::{
 
 use hook_protocol::{
     Event,
-    config::{HookFilter, OnError},
+    config::{HookFilter, OnError, SandboxPolicy},
 };
 
 use crate::{
@@ -178,6 +178,8 @@ pub(crate) struct Registered {
     pub(crate) outlasts_chain: bool,
     default_timeouts: Vec<(Event, Duration)>,
     pub(crate) session: Option<Arc<str>>,
+    /// The effective sandbox of a configured hook's spec ([`crate::HookSpec::effective_sandbox`]).
+    pub(crate) sandbox: Option<SandboxPolicy>,
     /// One bit per event ([`Event::index`]) on which the hook promised to change nothing
     /// ([`Hook::changes_nothing`], asked once here).
     read_only: u64,
@@ -190,6 +192,8 @@ pub(crate) struct Origin {
     pub(crate) kind: Kind,
     pub(crate) source: Option<SourceLocation>,
     pub(crate) deadlines: Option<Deadlines>,
+    /// The spec's effective sandbox; `None` for in-process hooks.
+    pub(crate) sandbox: Option<SandboxPolicy>,
 }
 
 impl Registered {
@@ -244,6 +248,7 @@ impl Registered {
             outlasts_chain: registration.outlasts_chain,
             default_timeouts: registration.default_timeouts,
             session: registration.session,
+            sandbox: origin.sandbox,
             read_only,
             is_shut_down: AtomicBool::new(false),
         })
@@ -328,6 +333,11 @@ pub struct HookSummary {
     pub enabled: bool,
     /// Where it was declared, for configured hooks.
     pub source: Option<SourceLocation>,
+    /// The sandbox policy its spec asks for ([`crate::HookSpec::effective_sandbox`]), for
+    /// configured hooks; `None`: unconfined, or in-process. Whether the kernel can enforce it,
+    /// and whether its kind starts a process at all, is for the reader to work out (the decision
+    /// store describes it per run without running anything).
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 #[derive(Debug, Default)]

@@ -24,7 +24,9 @@ mod writer;
 
 pub use error::StoreError;
 pub use query::{Drops, Filter, HookStats, Reader, StoredFire, StoredHookRun};
-pub use record::{FireRecord, HookRun, MAX_STDERR_CHARS, MAX_SUMMARY_CHARS, Origin, rule_in_reason};
+pub use record::{
+    CONFINED_KINDS, FireRecord, HookRun, MAX_STDERR_CHARS, MAX_SUMMARY_CHARS, Origin, rule_in_reason, sandbox_text,
+};
 pub use schema::SCHEMA_VERSION;
 pub use writer::{FlushReport, Recorder, Retention, StoreConfig, drops_path};
 

@@ -61,6 +61,10 @@ pub struct StoredHookRun {
     pub error: Option<String>,
     /// The rule that decided.
     pub rule: Option<String>,
+    /// The sandbox the run had (`none`, `enforced (Landlock ABI 7)`, `best-effort: ..., not
+    /// enforced: ...`); `None` for kinds that start no process, and for rows written before
+    /// schema version 2.
+    pub sandbox: Option<String>,
 }
 
 /// A recorded fire with its hook runs.
@@ -209,7 +213,7 @@ impl Reader {
             .conn
             .prepare(
                 "SELECT hook_id, kind, source_file, source_line, outcome, decision, latency_us, exit_code, stderr_tail, \
-                 error, rule FROM hook_runs WHERE fire_id = ?1 ORDER BY seq",
+                 error, rule, sandbox FROM hook_runs WHERE fire_id = ?1 ORDER BY seq",
             )
             .map_err(sqlite)?;
         for fire in &mut fires {
@@ -227,6 +231,7 @@ impl Reader {
                         stderr_tail: row.get(8)?,
                         error: row.get(9)?,
                         rule: row.get(10)?,
+                        sandbox: row.get(11)?,
                     })
                 })
                 .map_err(sqlite)?

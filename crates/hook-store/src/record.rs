@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use hook_core::{Context, Decision, FireOutcome, HookError, HookSummary, TraceEntry, head_chars, tail_chars};
+use hook_core::{
+    Context, Decision, FireOutcome, HookError, HookSummary, OutcomeClass, TraceEntry, head_chars, tail_chars,
+};
+use hook_protocol::config::{SandboxMode, SandboxPolicy};
 
 /// The input summary's bound, in characters, after redaction.
 pub const MAX_SUMMARY_CHARS: usize = 1024;
@@ -73,6 +76,9 @@ pub struct HookRun {
     pub error: Option<String>,
     /// The rule that decided, for rule hooks.
     pub rule: Option<String>,
+    /// The sandbox the run had, for the kinds that start processes ([`sandbox_text`]):
+    /// `none`, `enforced (Landlock ABI 7)`, or what the kernel could not enforce.
+    pub sandbox: Option<String>,
 }
 
 /// One fire, as recorded.
@@ -130,6 +136,39 @@ pub(crate) fn verdict(outcome: &FireOutcome) -> String {
     }
 }
 
+/// The hook kinds whose executors start processes and confine them (docs/sandbox.md): only
+/// their runs have a sandbox to describe.
+pub const CONFINED_KINDS: &[&str] = &["bash", "command", "process"];
+
+/// The sandbox a run of a `kind` hook whose spec asks for `policy` has on this system, as
+/// stored and shown: `None` for a kind that starts no process; `none` when unconfined;
+/// `enforced (Landlock ABI 7)` when the kernel enforces the whole policy; otherwise the mode
+/// and the shortfall, `best-effort: Landlock ABI 3, not enforced: TCP rules (Landlock ABI 4),
+/// ...`, and for a `required` policy the kernel cannot enforce, that the hook was refused.
+///
+/// Worked out as the executor does ([`hook_sandbox::missing_at`] at this process's
+/// [`hook_sandbox::support`], which is probed once and honours its ABI cap), without running
+/// anything: the executor and the recorder are the same process.
+pub fn sandbox_text(kind: &str, policy: Option<&SandboxPolicy>) -> Option<String> {
+    if !CONFINED_KINDS.contains(&kind) {
+        return None;
+    }
+    let Some(policy) = policy.filter(|p| p.is_on()) else { return Some("none".to_owned()) };
+    let support = hook_sandbox::support();
+    let missing = hook_sandbox::missing_at(policy, support.abi);
+    let offered = if support.abi == 0 { support.describe() } else { format!("Landlock ABI {}", support.abi) };
+    if missing.is_empty() {
+        return Some(format!("enforced ({offered})"));
+    }
+    let mode = match policy.mode {
+        SandboxMode::BestEffort => "best-effort",
+        // Below ABI 6 only the signal scoping is missing, which `required` does not demand.
+        SandboxMode::Required if missing.iter().any(|what| !what.starts_with("signal")) => "required, not started",
+        _ => "required",
+    };
+    Some(format!("{mode}: {offered}, not enforced: {}", missing.join(", ")))
+}
+
 fn micros(duration: Duration) -> i64 {
     i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
 }
@@ -151,6 +190,9 @@ impl HookRun {
             .or_else(|| entry.reason.as_ref().map(|r| head_chars(r, MAX_STDERR_CHARS)));
         let source = summary.and_then(|s| s.source.as_ref());
         let kind = summary.map(|s| s.kind.as_str().to_owned());
+        // A run the filter or a switch skipped started nothing, so it had no sandbox.
+        let ran = !matches!(entry.outcome, OutcomeClass::Filtered | OutcomeClass::Disabled);
+        let sandbox = summary.filter(|_| ran).and_then(|s| sandbox_text(s.kind.as_str(), s.sandbox.as_ref()));
         HookRun {
             hook_id: entry.id.as_str().to_owned(),
             // Known only for the run that decided, from the fire's reason (see `from_outcome`).
@@ -164,6 +206,7 @@ impl HookRun {
             exit_code,
             stderr_tail,
             error,
+            sandbox,
         }
     }
 }
@@ -228,7 +271,31 @@ impl FireRecord {
 
 #[cfg(test)]
 mod tests {
-    use super::rule_in_reason;
+    use hook_protocol::config::{NetworkPolicy, SandboxMode, SandboxPolicy};
+
+    use super::{rule_in_reason, sandbox_text};
+
+    #[test]
+    fn a_run_s_sandbox_is_described_for_the_kinds_that_start_processes_only() {
+        let policy = SandboxPolicy::default();
+        assert_eq!(sandbox_text("rules", Some(&policy)), None, "a rules hook starts no process");
+        assert_eq!(sandbox_text("llm", None), None);
+        assert_eq!(sandbox_text("bash", None).as_deref(), Some("none"));
+        let off = SandboxPolicy::with_mode(SandboxMode::Off);
+        assert_eq!(sandbox_text("process", Some(&off)).as_deref(), Some("none"));
+        // This process's kernel, as `hookwire check` reports it: the whole policy, or a
+        // shortfall named with the ABI it needs.
+        let support = hook_sandbox::support();
+        let text = sandbox_text("command", Some(&policy)).unwrap();
+        if support.abi >= 6 {
+            assert_eq!(text, format!("enforced (Landlock ABI {})", support.abi));
+        } else {
+            assert!(text.starts_with("required") && text.contains("not enforced: "), "{text}");
+        }
+        let lax = SandboxPolicy { mode: SandboxMode::BestEffort, network: NetworkPolicy::Any, ..policy };
+        let text = sandbox_text("bash", Some(&lax)).unwrap();
+        assert!(text.starts_with(if support.abi >= 6 { "enforced" } else { "best-effort: " }), "{text}");
+    }
 
     #[test]
     fn the_rule_is_read_out_of_a_rules_reason() {

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::StoreError;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Migration `n` takes a database from version `n` to `n + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -50,6 +50,9 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS hook_runs_hook ON hook_runs (hook_id);
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // 1 -> 2: the sandbox each hook run had, so that a run confined less than its hook
+    // declared shows in `log` and the dashboard. Older rows keep it NULL: not recorded.
+    "ALTER TABLE hook_runs ADD COLUMN sandbox TEXT;",
 ];
 
 /// How long one SQLite call waits on another process's lock before returning SQLITE_BUSY:

@@ -412,7 +412,8 @@ fn insert(conn: &mut Connection, batch: &[Row<'_>], abandoned: &AtomicBool) -> r
         )?;
         let mut run = tx.prepare(
             "INSERT INTO hook_runs (fire_id, seq, hook_id, kind, source_file, source_line, outcome, decision, latency_us, \
-             exit_code, stderr_tail, error, rule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             exit_code, stderr_tail, error, rule, sandbox) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, \
+             ?14)",
         )?;
         for row in batch {
             let record = row.record;
@@ -447,6 +448,7 @@ fn insert(conn: &mut Connection, batch: &[Row<'_>], abandoned: &AtomicBool) -> r
                     stderr_tail,
                     error,
                     hook.rule,
+                    hook.sandbox,
                 ])?;
             }
         }

@@ -1,5 +1,6 @@
 //! The store through its public API, on real SQLite files: rows written and read back, a
-//! database locked by another connection, a full queue, retention and a corrupt file.
+//! database locked by another connection, a full queue, retention, a corrupt file, and a
+//! database of schema version 1 migrated in place.
 
 use std::{
     path::{Path, PathBuf},
@@ -55,6 +56,7 @@ fn fire(session: &str, verdict: &str, time_ms: i64) -> FireRecord {
             stderr_tail: None,
             error: None,
             rule: None,
+            sandbox: None,
         }],
     }
 }
@@ -212,4 +214,55 @@ fn reading_a_store_that_does_not_exist_names_it() {
     let dir = Dir::new("missing");
     let err = Reader::open(&dir.db()).unwrap_err();
     assert!(err.to_string().contains("decisions.db") && err.to_string().contains("HOOKWIRE_STORE"), "{err}");
+}
+
+/// The schema of version 1, as hookwire 0.1 wrote it, frozen here: migration 2 must take a
+/// database that already has rows in it (a minute old, so that retention keeps them).
+const SCHEMA_V1: &str = "CREATE TABLE fires (
+        id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, origin TEXT NOT NULL, agent TEXT, project TEXT,
+        session TEXT, event TEXT NOT NULL, tool TEXT, input_summary TEXT, decision TEXT NOT NULL,
+        verdict TEXT NOT NULL, reason TEXT, latency_us INTEGER NOT NULL, pid INTEGER);
+    CREATE INDEX fires_time ON fires (time_ms);
+    CREATE INDEX fires_session ON fires (session, time_ms);
+    CREATE TABLE hook_runs (
+        fire_id INTEGER NOT NULL, seq INTEGER NOT NULL, hook_id TEXT NOT NULL, kind TEXT, source_file TEXT,
+        source_line INTEGER, outcome TEXT NOT NULL, decision TEXT, latency_us INTEGER NOT NULL, exit_code INTEGER,
+        stderr_tail TEXT, error TEXT, rule TEXT, PRIMARY KEY (fire_id, seq)) WITHOUT ROWID;
+    CREATE INDEX hook_runs_hook ON hook_runs (hook_id);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO fires (time_ms, origin, agent, event, decision, verdict, latency_us)
+        VALUES (CAST(strftime('%s', 'now') AS INTEGER) * 1000 - 60000, 'bridge', 'claude', 'pre_tool_execution', 'deny_tool', 'deny', 900);
+    INSERT INTO hook_runs (fire_id, seq, hook_id, kind, outcome, decision, latency_us)
+        VALUES (1, 0, 'project:fmt:pre_tool_execution', 'bash', 'ok', 'deny_tool', 800);
+    PRAGMA user_version = 1;";
+
+#[test]
+fn a_version_1_database_is_migrated_its_old_rows_read_back_without_a_sandbox_and_new_ones_with_it() {
+    let dir = Dir::new("migrate-v1");
+    std::fs::create_dir_all(dir.db().parent().unwrap()).unwrap();
+    rusqlite::Connection::open(dir.db()).unwrap().execute_batch(SCHEMA_V1).unwrap();
+
+    // A reader opens it first (`hookwire log` after an upgrade): it migrates.
+    let old = all(&dir.db());
+    assert_eq!(old.len(), 1);
+    assert_eq!(old[0].hooks[0].hook_id, "project:fmt:pre_tool_execution");
+    assert_eq!(old[0].hooks[0].sandbox, None, "a row written before version 2 has no sandbox");
+    let version: i64 =
+        rusqlite::Connection::open(dir.db()).unwrap().query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+    assert_eq!(version, hook_store::SCHEMA_VERSION);
+    assert_eq!(version, 2);
+
+    // The writer adds to the migrated database, the sandbox included.
+    let recorder = Recorder::start(config(&dir.db()));
+    let mut record = fire("after", "deny", hook_store::now_ms());
+    record.hooks[0].sandbox = Some("best-effort: Landlock ABI 3, not enforced: TCP rules (Landlock ABI 4)".into());
+    assert!(recorder.record(record));
+    assert_eq!(recorder.flush(Duration::from_secs(10)).abandoned, 0);
+    let fires = all(&dir.db());
+    assert_eq!(fires.len(), 2);
+    assert_eq!(
+        fires[0].hooks[0].sandbox.as_deref(),
+        Some("best-effort: Landlock ABI 3, not enforced: TCP rules (Landlock ABI 4)")
+    );
+    assert_eq!(fires[1].hooks[0].sandbox, None);
 }

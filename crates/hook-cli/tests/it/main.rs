@@ -22,6 +22,7 @@ mod replay;
 mod rules_cli;
 mod rules_e2e;
 mod rules_when;
+mod sandbox_store;
 mod store;
 mod telemetry;
 mod trust;
