@@ -1,5 +1,5 @@
 //! Why the rules decide what they decide about one call: every rules hook's verdict, computed by
-//! the very evaluation the hook runs ([`RulesHook::verdict`]), combined the way the engine
+//! the very evaluation the hook runs ([`crate::RulesHook::verdict`]), combined the way the engine
 //! combines hooks (level by level; the first deny halts, the strongest ask or note stands),
 //! with each deciding rule located — its pack, or its file and line — and the simple commands
 //! the shell parser found. This backs `hookwire rules explain` and `hookwire rules list`; it

@@ -74,7 +74,7 @@ pub const MAX_LENGTH: usize = 4096;
 pub const MAX_NESTING: usize = 2;
 /// How deeply brackets may nest, and how many operators an expression may have: the
 /// parser's stack grows with both (by about 130 KB a bracket in a debug build), so they are
-/// bounded before it runs, and it runs on a thread of its own with [`PARSE_STACK`] of stack.
+/// bounded before it runs, and it runs on a thread of its own with 64 MiB of stack.
 pub const MAX_BRACKETS: usize = 24;
 /// See [`MAX_BRACKETS`].
 pub const MAX_OPERATORS: usize = 64;
