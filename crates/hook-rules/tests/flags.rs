@@ -1,7 +1,9 @@
 //! Property tests: any spelling and order of `rm`'s recursive and force flags, behind any
 //! stack of wrappers, is denied on the home directory; the decision reaches the engine's terms.
 
-use std::{path::Path, time::Instant};
+mod common;
+
+use std::time::Instant;
 
 use hook_core::{Action, Hook, HookDefinition, HookInput, HookSpec, Level, Permission, SerializedCache};
 use hook_protocol::{
@@ -9,22 +11,11 @@ use hook_protocol::{
     rules::{PackName, RuleDecision, RulesFile},
     serde_json::json,
 };
-use hook_rules::{Call, RuleSet, RulesFactory};
+use hook_rules::{RuleSet, RulesFactory};
 use proptest::prelude::*;
 
 fn decide(rules: &RuleSet, command: &str) -> Option<RuleDecision> {
-    let call = Call {
-        event: Event::PreToolExecution,
-        tool: Some("Bash"),
-        command: Some(command),
-        paths: vec![],
-        content: None,
-        url: None,
-        cwd: Path::new("/home/u/proj"),
-        home: Some(Path::new("/home/u")),
-        input: None,
-    };
-    rules.evaluate(&call).decision
+    common::shell_decision(rules, command)
 }
 
 proptest! {

@@ -1,33 +1,18 @@
 //! Commands the hand-written shell reader got wrong and the bash grammar (hook-shell on
 //! `brush-parser`) reads right, through `packs: [recommended]` as the corpus runs them.
 
-use std::path::Path;
+mod common;
 
-use hook_protocol::{
-    Event,
-    rules::{PackName, RuleDecision, RulesFile},
-};
-use hook_rules::{Call, RuleSet};
+use hook_protocol::rules::RuleDecision;
+use hook_rules::RuleSet;
 
 fn blocked(rules: &RuleSet, command: &str) -> bool {
-    let call = Call {
-        event: Event::PreToolExecution,
-        tool: Some("Bash"),
-        command: Some(command),
-        paths: vec![],
-        content: None,
-        url: None,
-        cwd: Path::new("/home/u/proj"),
-        home: Some(Path::new("/home/u")),
-        input: None,
-    };
-    rules.evaluate(&call).decision.is_some_and(|d| d >= RuleDecision::Ask)
+    common::shell_decision(rules, command).is_some_and(|d| d >= RuleDecision::Ask)
 }
 
 #[test]
 fn what_the_grammar_reads_right_is_decided_right() {
-    let rules = RuleSet::compile(&RulesFile { packs: vec![PackName::Recommended], ..RulesFile::default() })
-        .expect("recommended compiles");
+    let rules = common::recommended();
     let block = [
         // Commands in a parameter's default, in arithmetic, and an ANSI-C quoted program.
         "echo ${X:-$(rm -rf ~)}",

@@ -12,7 +12,7 @@ use hook_protocol::{
     serde_json::{Value, json},
     tool::{tool_class, tool_view},
 };
-use hook_rules::{RuleSet, Verdict, call_of};
+use hook_rules::{Call, RuleSet, Verdict, call_of};
 use serde::Deserialize;
 
 /// The working directory every case runs in.
@@ -164,6 +164,23 @@ pub fn verdict_of(rules: &RuleSet, tool: &str, input: &Value) -> Verdict {
     let view = tool_view(&context);
     let call = call_of(Event::PreToolExecution, Some(tool), view.as_ref(), Path::new(CWD), Some(Path::new(HOME)));
     rules.evaluate(&call)
+}
+
+/// The decision on a Bash call of `command` in [`CWD`], handed straight to the rules (no tool
+/// view): what the property and grammar tests compare.
+pub fn shell_decision(rules: &RuleSet, command: &str) -> Option<RuleDecision> {
+    let call = Call {
+        event: Event::PreToolExecution,
+        tool: Some("Bash"),
+        command: Some(command),
+        paths: vec![],
+        content: None,
+        url: None,
+        cwd: Path::new(CWD),
+        home: Some(Path::new(HOME)),
+        input: None,
+    };
+    rules.evaluate(&call).decision
 }
 
 /// Whether `verdict` blocks (deny or ask).
