@@ -380,8 +380,16 @@ fn a_stale_socket_is_replaced() {
     let socket = sandbox.socket();
     fs::create_dir_all(socket.parent().unwrap()).unwrap();
     fs::set_permissions(socket.parent().unwrap(), fs::Permissions::from_mode(0o700)).unwrap();
-    // A socket whose daemon is gone: the file stays, connecting is refused.
-    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    // A socket whose daemon is gone: the file stays, connecting is refused. A child process
+    // binds it and exits: a listener bound here could be held open for a moment by another
+    // test's child forked before its exec, and answer the connect below.
+    let status = Command::new("python3")
+        .args(["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])"])
+        .arg(&socket)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(socket.exists());
     assert!(UnixStream::connect(&socket).is_err());
 
     assert_eq!(sandbox.pre_tool_use("Count", json!({}), &[]).deny_reason(), "call 1");
