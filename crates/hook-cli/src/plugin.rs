@@ -37,20 +37,6 @@ const LAUNCHER: &str = include_str!("plugin_launcher.sh");
 /// Where the launcher is, relative to the plugin's root.
 const LAUNCHER_PATH: &str = "bin/hookwire-hook";
 
-/// Copilot CLI's events, in its order: `hookwire hook copilot --event <name>` answers each (its
-/// input carries no event name, so the entry names it).
-const COPILOT_EVENTS: [&str; 9] = [
-    "sessionStart",
-    "userPromptSubmitted",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "agentStop",
-    "sessionEnd",
-    "errorOccurred",
-    "permissionRequest",
-];
-
 #[derive(Debug, Args)]
 pub(crate) struct PluginArgs {
     #[command(subcommand)]
@@ -164,10 +150,13 @@ fn hooks_file(target: Target) -> Json {
         Target::Gemini => Agent::Gemini,
         Target::Codex => Agent::Codex,
         Target::Copilot => {
-            // Copilot's own shape. A timeout lets the tool run in Copilot (it fails open), so
-            // the entry's is long and hookwire's own deadline decides first.
-            let events = COPILOT_EVENTS
-                .iter()
+            // Copilot's own shape, with the events `hookwire install copilot` writes: a plugin's
+            // hooks file is read like a repository's, so every event loads there too.
+            // `hookwire hook copilot --event <name>` answers each (Copilot's input carries no
+            // event name, so the entry names it). A timeout lets the tool run in Copilot (it
+            // fails open), so the entry's is long and hookwire's own deadline decides first.
+            let events = install::events_for(Agent::Copilot)
+                .into_iter()
                 .map(|event| {
                     let command = launcher_command(target, &format!(" --event {event}"));
                     let handler = Json::Object(vec![
@@ -175,7 +164,7 @@ fn hooks_file(target: Target) -> Json {
                         ("bash", Json::String(command)),
                         ("timeoutSec", Json::Number(install::ENTRY_TIMEOUT_SECS)),
                     ]);
-                    (*event, Json::Array(vec![handler]))
+                    (event, Json::Array(vec![handler]))
                 })
                 .collect();
             return Json::Object(vec![("version", Json::Number(1)), ("hooks", Json::Object(events))]);

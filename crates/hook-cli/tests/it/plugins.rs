@@ -131,21 +131,33 @@ fn every_entry_runs_the_shipped_launcher_through_the_plugin_root() {
     assert_eq!(hooks["version"], 1);
     // (serde_json here sorts keys, so the order is checked on the text.)
     let text = fs::read_to_string(out.join("plugins/hookwire/hooks/hooks.json")).unwrap();
+    // Every event `hookwire install copilot` writes: a plugin user gets the same protection.
     let expected = [
         "sessionStart",
+        "sessionEnd",
         "userPromptSubmitted",
         "preToolUse",
+        "permissionRequest",
         "postToolUse",
         "postToolUseFailure",
         "agentStop",
-        "sessionEnd",
+        "preCompact",
+        "notification",
+        "subagentStart",
+        "subagentStop",
         "errorOccurred",
-        "permissionRequest",
     ];
     let positions: Vec<usize> = expected.iter().map(|e| text.find(&format!("\"{e}\": [")).unwrap()).collect();
     assert!(positions.is_sorted(), "Copilot's events are not in its order:\n{text}");
     let events: Vec<&String> = hooks["hooks"].as_object().unwrap().keys().collect();
     assert_eq!(events.len(), expected.len(), "{events:?}");
+    // The same events as the file `hookwire install copilot` writes.
+    let installed = scratch.hookwire("work", &["install", "copilot", "--project"]).output().unwrap();
+    assert!(installed.status.success(), "{}\n{}", stdout(&installed), stderr(&installed));
+    let installed: Value =
+        serde_json::from_str(&fs::read_to_string(scratch.path("work/.github/hooks/hookwire.json")).unwrap()).unwrap();
+    let installed: Vec<&String> = installed["hooks"].as_object().unwrap().keys().collect();
+    assert_eq!(events, installed, "the Copilot plugin and `hookwire install copilot` install different events");
     for event in events {
         let entry = &hooks["hooks"][event][0];
         assert_eq!(entry["bash"], format!("sh \"${{PLUGIN_ROOT}}/bin/hookwire-hook\" copilot --event {event}"));
