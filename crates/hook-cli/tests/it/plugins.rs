@@ -1,6 +1,6 @@
 //! `hookwire plugin build`: the plugins kept in `plugins/<agent>/` are exactly its output, the
 //! launcher they ship behaves under a real `sh` with and without hookwire on PATH, and the REAL
-//! agents (`tests/agents/run_agent.py`, skipped like `real_agents.rs` when they are absent)
+//! agents (`tests/agents/run_agent.py`, skipped by `common::real` when they are absent)
 //! install each plugin with their own commands and run a project's guard through it.
 
 #![allow(clippy::print_stderr)]
@@ -16,7 +16,11 @@ use std::{
 
 use serde_json::{Value, json};
 
-use crate::common::{Scratch, stderr, stdout};
+use crate::common::{
+    Scratch,
+    real::{self, agents_dir},
+    stderr, stdout,
+};
 
 const AGENTS: [&str; 4] = ["claude", "gemini", "codex", "copilot"];
 
@@ -465,16 +469,6 @@ impl RealAgent {
         }
     }
 
-    /// The entry point, relative to the agents directory (as `run_agent.py` starts it).
-    fn binary(self) -> &'static str {
-        match self {
-            RealAgent::Claude => "claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
-            RealAgent::Gemini => "gemini/node_modules/@google/gemini-cli/bundle/gemini.js",
-            RealAgent::Codex => "codex/node_modules/@openai/codex/bin/codex.js",
-            RealAgent::Copilot => "copilot/node_modules/@github/copilot/npm-loader.js",
-        }
-    }
-
     /// The agent's own commands that install the plugin built at `dir`, as docs/plugins.md
     /// gives them.
     fn install_commands(self, dir: &str) -> Vec<Vec<String>> {
@@ -498,34 +492,6 @@ impl RealAgent {
     }
 }
 
-fn agents_dir() -> PathBuf {
-    std::env::var_os("HOOKWIRE_AGENTS_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/agents"))
-}
-
-/// Whether `agent` can run here; when not, prints the skip line (or panics when `CI` is set and
-/// `HOOKWIRE_REQUIRE_AGENTS=1`), as `real_agents.rs` does.
-fn agent_available(agent: RealAgent) -> bool {
-    let binary = agents_dir().join(agent.binary());
-    let works = |program: &str| Command::new(program).arg("--version").output().is_ok_and(|out| out.status.success());
-    let (python, node) = (works("python3"), agent == RealAgent::Claude || works("node"));
-    if binary.is_file() && python && node {
-        return true;
-    }
-    let required = std::env::var_os("CI").is_some() && std::env::var("HOOKWIRE_REQUIRE_AGENTS").as_deref() == Ok("1");
-    assert!(
-        !required,
-        "real agents required (CI, HOOKWIRE_REQUIRE_AGENTS=1) but {} cannot run: binary {} ({}), python3 {python}, node {node}",
-        agent.name(),
-        binary.display(),
-        binary.is_file(),
-    );
-    eprintln!("skipped: real agents not installed (run tests/agents/install.sh)");
-    false
-}
-
 /// The caller's PATH without any directory that holds a `hookwire`, so that the agent finds
 /// only the one a test puts first (or none).
 fn path_without_hookwire_from_env() -> String {
@@ -541,7 +507,7 @@ fn path_without_hookwire_from_env() -> String {
 fn agent_command(agent: RealAgent, scratch: &Scratch, args: &[String]) -> Command {
     let mut command = Command::new("timeout");
     command.arg(AGENT_TIMEOUT_S.to_string());
-    let binary = agents_dir().join(agent.binary());
+    let binary = agents_dir().join(real::binary(agent.name()));
     if agent != RealAgent::Claude {
         command.arg("node");
     }
@@ -619,7 +585,7 @@ fn first_tool_result(report: &Value) -> String {
 }
 
 fn plugin_through_real_agent(agent: RealAgent) {
-    if !agent_available(agent) {
+    if !real::available(agent.name()) {
         return;
     }
     let label = format!("{}-plugin", agent.name());

@@ -25,6 +25,8 @@ use std::{
 
 use serde_json::{Map, Value, json};
 
+use crate::common::real::{agents_dir, available};
+
 /// `run_agent.py --timeout`: the agent is killed after this long.
 const AGENT_TIMEOUT_S: u64 = 120;
 /// The test gives up on the driver itself a little later.
@@ -84,15 +86,6 @@ impl Agent {
         }
     }
 
-    /// The entry point `run_agent.py` starts, relative to the agents directory.
-    fn binary(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
-            Agent::Codex => "codex/node_modules/@openai/codex/bin/codex.js",
-            Agent::Gemini => "gemini/node_modules/@google/gemini-cli/bundle/gemini.js",
-        }
-    }
-
     /// A hook timeout of 60 s in the agent's unit.
     fn timeout(self) -> u64 {
         match self {
@@ -140,37 +133,6 @@ impl Agent {
     }
 }
 
-fn agents_dir() -> PathBuf {
-    std::env::var_os("HOOKWIRE_AGENTS_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/agents"))
-}
-
-/// Whether `agent` can run here. When not: prints the skip line and returns false, or panics
-/// when `CI` is set and `HOOKWIRE_REQUIRE_AGENTS=1`.
-fn agent_available(agent: Agent) -> bool {
-    let binary = agents_dir().join(agent.binary());
-    let python = Command::new("python3").arg("--version").output().is_ok_and(|out| out.status.success());
-    let node =
-        agent == Agent::Claude || Command::new("node").arg("--version").output().is_ok_and(|out| out.status.success());
-    if binary.is_file() && python && node {
-        return true;
-    }
-    let required = std::env::var_os("CI").is_some() && std::env::var("HOOKWIRE_REQUIRE_AGENTS").as_deref() == Ok("1");
-    assert!(
-        !required,
-        "real agents required (CI, HOOKWIRE_REQUIRE_AGENTS=1) but {} cannot run: binary {} {}, python3 {}, node {}",
-        agent.name(),
-        binary.display(),
-        if binary.is_file() { "found" } else { "missing" },
-        if python { "found" } else { "missing" },
-        if node { "found" } else { "missing" },
-    );
-    eprintln!("skipped: real agents not installed (run tests/agents/install.sh)");
-    false
-}
-
 /// One scenario: a temporary project, a fresh HOME, an inner settings file holding the real
 /// hooks, and the project settings file whose entries run the bridge. Removed on drop.
 #[derive(Debug)]
@@ -189,7 +151,7 @@ struct Scenario {
 impl Scenario {
     /// None (after printing why) when the agent is not installed.
     fn new(agent: Agent, label: &str) -> Option<Scenario> {
-        if !agent_available(agent) {
+        if !available(agent.name()) {
             return None;
         }
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
@@ -739,7 +701,7 @@ struct FirstRun {
 
 impl FirstRun {
     fn new(agent: Agent, order: Order) -> Option<FirstRun> {
-        if !agent_available(agent) {
+        if !available(agent.name()) {
             return None;
         }
         static COUNTER: AtomicUsize = AtomicUsize::new(0);

@@ -4,7 +4,7 @@
 //! `.hookwire/`, trusted with `hookwire trust --yes`. Every scenario checks what Copilot then did:
 //! the file system, and what the model was told.
 //!
-//! The agent is found as in `real_agents.rs` (`HOOKWIRE_AGENTS_DIR`, else `<workspace>/target/agents`);
+//! The agent is found by `common::real` (`HOOKWIRE_AGENTS_DIR`, else `<workspace>/target/agents`);
 //! when it is not installed each test prints `skipped: real agents not installed` and passes,
 //! unless `CI` is set and `HOOKWIRE_REQUIRE_AGENTS=1`.
 
@@ -21,6 +21,8 @@ use std::{
 
 use serde_json::{Value, json};
 
+use crate::common::real::{agents_dir, available};
+
 /// `run_agent.py --timeout`: the agent is killed after this long.
 const AGENT_TIMEOUT_S: u64 = 150;
 /// The test gives up on the driver itself a little later.
@@ -28,31 +30,6 @@ const DRIVER_DEADLINE: Duration = Duration::from_secs(AGENT_TIMEOUT_S + 30);
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn agents_dir() -> PathBuf {
-    std::env::var_os("HOOKWIRE_AGENTS_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/agents"))
-}
-
-/// Whether Copilot CLI can run here (else prints the skip line, or fails when required).
-fn available() -> bool {
-    let binary = agents_dir().join("copilot/node_modules/@github/copilot/npm-loader.js");
-    let tools =
-        ["python3", "node"].iter().all(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()));
-    if binary.is_file() && tools {
-        return true;
-    }
-    let required = std::env::var_os("CI").is_some() && std::env::var("HOOKWIRE_REQUIRE_AGENTS").as_deref() == Ok("1");
-    assert!(
-        !required,
-        "real agents required but Copilot CLI cannot run: {} missing, or python3/node",
-        binary.display()
-    );
-    eprintln!("skipped: real agents not installed (run tests/agents/install.sh)");
-    false
 }
 
 /// A temporary project (with `.hookwire/`) and a fresh HOME; removed on drop.
@@ -63,7 +40,7 @@ struct Scenario {
 
 impl Scenario {
     fn new(label: &str) -> Option<Scenario> {
-        if !available() {
+        if !available("copilot") {
             return None;
         }
         static COUNTER: AtomicUsize = AtomicUsize::new(0);

@@ -6,7 +6,11 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::common::{Scratch, both, json_stdout, stderr, stdout};
+use crate::common::{
+    Scratch, both, json_stdout,
+    real::{agents_dir, available},
+    stderr, stdout,
+};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay/claude")
@@ -316,50 +320,13 @@ fn real_records_replay_through_a_command_hook_only_with_run_hooks() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The real agents, when installed (found as `real_agents.rs` finds them; skipped the same way
-// when not): each runs a scripted session in a fresh HOME, then `hookwire replay --agent`
+// The real agents, when installed (found and skipped by `common::real`): each runs a scripted session in a fresh HOME, then `hookwire replay --agent`
 // finds that session's record by itself and replays it.
-
-fn agents_dir() -> PathBuf {
-    std::env::var_os("HOOKWIRE_AGENTS_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/agents"))
-}
-
-/// Whether `agent` can run here; when not, prints the skip line (or fails when `CI` is set
-/// and `HOOKWIRE_REQUIRE_AGENTS=1`).
-fn agent_available(agent: &str, binary: &str) -> bool {
-    let works = |program: &str| {
-        std::process::Command::new(program).arg("--version").output().is_ok_and(|out| out.status.success())
-    };
-    let binary = agents_dir().join(binary);
-    if binary.is_file() && works("python3") && (agent == "claude" || works("node")) {
-        return true;
-    }
-    let required = std::env::var_os("CI").is_some() && std::env::var("HOOKWIRE_REQUIRE_AGENTS").as_deref() == Ok("1");
-    assert!(
-        !required,
-        "real agents required (CI, HOOKWIRE_REQUIRE_AGENTS=1) but {agent} cannot run ({})",
-        binary.display()
-    );
-    #[allow(clippy::print_stderr)] // the skip line real_agents.rs prints, for the same reason
-    {
-        eprintln!("skipped: real agents not installed (run tests/agents/install.sh)");
-    }
-    false
-}
 
 #[test]
 fn a_real_agents_own_record_replays_with_the_right_counts_and_denials() {
-    let agents = [
-        ("claude", "claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude"),
-        ("codex", "codex/node_modules/@openai/codex/bin/codex.js"),
-        ("gemini", "gemini/node_modules/@google/gemini-cli/bundle/gemini.js"),
-        ("copilot", "copilot/node_modules/@github/copilot/npm-loader.js"),
-    ];
-    for (agent, binary) in agents {
-        if !agent_available(agent, binary) {
+    for agent in ["claude", "codex", "gemini", "copilot"] {
+        if !available(agent) {
             continue;
         }
         let sandbox = recommended_project(None);

@@ -2,6 +2,7 @@
 //! binary run hermetically in it, and a run's output as text.
 
 pub(crate) mod agent;
+pub(crate) mod real;
 
 use std::{
     fs,
