@@ -1,4 +1,5 @@
-//! The packs compiled into hookwire: YAML rules files embedded in the binary, read once.
+//! The packs compiled into hookwire: YAML rules files embedded in the binary (as JSON made
+//! from them at build time), read once.
 
 use std::sync::OnceLock;
 
@@ -19,6 +20,27 @@ pub fn source(pack: PackName) -> &'static str {
     }
 }
 
+/// The same text as JSON, made from the YAML at build time (build.rs): what a fresh process
+/// parses, eight times faster than the YAML.
+fn compiled(pack: PackName) -> &'static str {
+    macro_rules! json {
+        ($name:literal) => {
+            include_str!(concat!(env!("OUT_DIR"), "/packs/", $name, ".json"))
+        };
+    }
+    match pack {
+        PackName::Filesystem => json!("filesystem"),
+        PackName::Git => json!("git"),
+        PackName::Secrets => json!("secrets"),
+        PackName::RemoteCode => json!("remote-code"),
+        PackName::Persistence => json!("persistence"),
+        PackName::Databases => json!("databases"),
+        PackName::Cloud => json!("cloud"),
+        PackName::Containers => json!("containers"),
+        PackName::Recommended => r#"{"packs":[]}"#,
+    }
+}
+
 /// The rules of one pack (none for `recommended`, which only names the others).
 pub fn rules(pack: PackName) -> &'static [Rule] {
     static PARSED: OnceLock<Vec<Vec<Rule>>> = OnceLock::new();
@@ -26,9 +48,9 @@ pub fn rules(pack: PackName) -> &'static [Rule] {
         PackName::ALL
             .iter()
             .map(|pack| {
-                // The packs are tested to parse (tests/packs.rs); a broken one would be a
-                // build defect, never a user's mistake.
-                serde_saphyr::from_str::<RulesFile>(source(*pack))
+                // The packs are tested to parse (tests/packs.rs, and `the_json_is_the_yaml`
+                // below); a broken one would be a build defect, never a user's mistake.
+                serde_json::from_str::<RulesFile>(compiled(*pack))
                     .unwrap_or_else(|e| panic!("pack `{pack}` does not parse: {e}"))
                     .rules
             })
@@ -51,4 +73,21 @@ pub fn expand(packs: &[PackName]) -> Vec<PackName> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON the binary reads holds exactly the rules of the YAML people edit: a scalar
+    /// YAML reads differently from JSON (`yes`, `1`, `~`) would show here.
+    #[test]
+    fn the_json_is_the_yaml() {
+        for pack in PackName::ALL {
+            let yaml: RulesFile = serde_saphyr::from_str(source(pack)).expect("the YAML parses");
+            let json: RulesFile = serde_json::from_str(compiled(pack)).expect("the JSON parses");
+            assert_eq!(json, yaml, "pack `{pack}`");
+            assert_eq!(rules(pack), yaml.rules.as_slice(), "pack `{pack}`");
+        }
+    }
 }
