@@ -58,13 +58,14 @@ pub enum PathSet {
     Only(Vec<String>),
 }
 
-/// Which TCP connections a hook may open. Landlock filters by port, not by address.
+/// Which connections a hook may open. Landlock filters TCP by port, not by address; a seccomp
+/// filter refuses other sockets (UDP only when the port list holds 53, no Unix socket).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum NetworkPolicy {
-    /// No TCP connect or bind.
+    /// No TCP connect or bind, and no other socket (kernel netlink and stream socketpairs aside).
     #[default]
     None,
-    /// TCP connect to these ports only (no bind).
+    /// TCP connect to these ports only (no bind); 53 in the list also allows UDP, to any port.
     Ports(Vec<u16>),
     /// Unrestricted.
     Any,
@@ -148,7 +149,14 @@ impl SandboxPolicy {
             NetworkPolicy::None => "none".to_owned(),
             NetworkPolicy::Any => "any".to_owned(),
             NetworkPolicy::Ports(ports) => {
-                format!("tcp ports {}", ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", "))
+                let list = ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+                // Port 53 is also what lets UDP out (seccomp cannot see a datagram's address);
+                // without it, names do not resolve, which a hook author must learn here.
+                if ports.contains(&53) {
+                    format!("tcp ports {list}, udp (53 listed)")
+                } else {
+                    format!("tcp ports {list}, no udp (no DNS: add 53)")
+                }
             }
         };
         format!(
@@ -375,8 +383,11 @@ mod tests {
         assert_eq!(parse("{}").unwrap(), SandboxPolicy::default());
         assert_eq!(
             policy.summary(),
-            "required; read src; write project, temp, scratch, ~/.cache/x; exec any; network tcp ports 443, 8080"
+            "required; read src; write project, temp, scratch, ~/.cache/x; exec any; network tcp ports 443, 8080, no udp \
+             (no DNS: add 53)"
         );
+        let dns = SandboxPolicy { network: NetworkPolicy::Ports(vec![53, 443]), ..SandboxPolicy::default() };
+        assert!(dns.summary().ends_with("network tcp ports 53, 443, udp (53 listed)"), "{}", dns.summary());
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! Confines a hook's process with Landlock: the files it reads, writes and executes, the TCP
-//! ports it connects to, the processes it signals. No root, no container, no daemon: the child
+//! ports it connects to, the processes it signals; and with a seccomp filter, the sockets it
+//! may create (no UDP, no Unix socket, no raw socket unless the network policy allows it). No root, no container, no daemon: the child
 //! gives up its rights itself, between `fork` and `exec`, and every process it starts inherits
 //! the restriction (a `setsid` or a double fork does not leave it).
 //!
 //! [`confine`] takes a [`SandboxPolicy`] and a `std::process::Command` (a
 //! `tokio::process::Command` through `as_std_mut`), builds the Landlock ruleset in the parent
-//! and installs a `pre_exec` step that only sets `no_new_privs` and calls
-//! `landlock_restrict_self`. [`support`] probes the kernel for `hookwire check`.
+//! and the seccomp program in the parent, and installs a `pre_exec` step that only sets
+//! `no_new_privs`, calls `landlock_restrict_self` and then `seccomp`. [`support`] probes the
+//! kernel for `hookwire check`.
 //!
 //! What the kernel cannot enforce is decided by the policy's mode: `required` fails with
 //! [`SandboxError::Unsupported`], naming the hook and what is missing; `best-effort` runs with
@@ -26,6 +28,13 @@ use landlock::{
     RestrictSelfError, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope,
     path_beneath_rules,
 };
+
+mod seccomp;
+pub use seccomp::{FilterError, SECCOMP_VAR};
+
+/// What [`missing_at`] reports when a network-restricted policy cannot have its seccomp filter
+/// (not Linux on x86_64 or aarch64, a kernel without seccomp filters, [`SECCOMP_VAR`]).
+pub const SECCOMP_MISSING: &str = "UDP and Unix socket filtering (seccomp)";
 
 /// Caps the Landlock ABI hookwire uses (`0`: behave as on a kernel without Landlock). For
 /// testing degradation and for pinning behaviour across kernels; it can only lower the ABI.
@@ -161,6 +170,15 @@ pub enum SandboxError {
         /// What the policy needs and the kernel lacks.
         missing: String,
     },
+    /// Compiling the seccomp filter failed.
+    #[error("hook `{hook}`: could not build its seccomp filter: {source}")]
+    Seccomp {
+        /// The hook.
+        hook: String,
+        /// Why.
+        #[source]
+        source: FilterError,
+    },
     /// Building the ruleset failed.
     #[error("hook `{hook}`: could not build its Landlock ruleset: {source}")]
     Ruleset {
@@ -210,6 +228,9 @@ pub fn missing_at(policy: &SandboxPolicy, abi: u8) -> Vec<&'static str> {
     }
     if policy.network != NetworkPolicy::Any && abi < REQUIRED_NET_ABI {
         missing.push("TCP rules (Landlock ABI 4)");
+    }
+    if policy.network != NetworkPolicy::Any && seccomp::available().is_err() {
+        missing.push(SECCOMP_MISSING);
     }
     if abi < 6 {
         missing.push("signal and abstract Unix socket scoping (Landlock ABI 6)");
@@ -292,7 +313,13 @@ pub fn confine(
                 .map_err(|source| SandboxError::Ruleset { hook: hook.to_owned(), source })?,
         )
     };
-    install(command, ruleset);
+    // Built whenever it can be: a `best-effort` policy without Landlock still gets it.
+    let filter = if seccomp::available().is_ok() {
+        seccomp::build(&policy.network).map_err(|source| SandboxError::Seccomp { hook: hook.to_owned(), source })?
+    } else {
+        None
+    };
+    install(command, ruleset, filter);
     Ok(Some(Applied { abi: abi_number, missing }))
 }
 
@@ -383,9 +410,10 @@ fn truncate(abi: ABI) -> BitFlags<AccessFs> {
     AccessFs::from_write(abi) & AccessFs::Truncate
 }
 
-/// Installs the `pre_exec` step that enforces `ruleset` (or only `no_new_privs` without one).
+/// Installs the `pre_exec` step that enforces `ruleset` (or only `no_new_privs` without one),
+/// then `filter`.
 #[allow(unsafe_code)]
-fn install(command: &mut Command, ruleset: Option<RulesetCreated>) {
+fn install(command: &mut Command, ruleset: Option<RulesetCreated>, filter: Option<seccomp::Filter>) {
     let mut ruleset = ruleset;
     let step = move || -> io::Result<()> {
         // `take` moves the ruleset out of this child's copy of the closure; the parent's copy
@@ -394,7 +422,13 @@ fn install(command: &mut Command, ruleset: Option<RulesetCreated>) {
             Some(ruleset) => ruleset.restrict_self().map(drop),
             None => RestrictSelf::default().apply().map(drop),
         };
-        result.map_err(|error| io::Error::from_raw_os_error(errno_of(&error)))
+        result.map_err(|error| io::Error::from_raw_os_error(errno_of(&error)))?;
+        // After Landlock, which set `no_new_privs` (the kernel demands it of an unprivileged
+        // filter). The spawn fails if the filter cannot be installed: never run half-confined.
+        if let Some(filter) = &filter {
+            seccomp::install(filter).map_err(io::Error::from_raw_os_error)?;
+        }
+        Ok(())
     };
     // SAFETY: `pre_exec` runs in the child between `fork` and `exec`, where only
     // async-signal-safe work is sound (another thread of the parent may have held the allocator's
@@ -403,6 +437,8 @@ fn install(command: &mut Command, ruleset: Option<RulesetCreated>) {
     // (`prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self`) and builds plain status values;
     // dropping the ruleset closes its fd; an error becomes a raw OS error, which does not
     // allocate. `RestrictSelf::default()` (no ruleset) makes a version query and the `prctl`.
+    // The seccomp program was compiled in the parent too: installing it is a `prctl` and the
+    // `seccomp` system call on a borrowed slice.
     unsafe {
         command.pre_exec(step);
     }

@@ -178,3 +178,29 @@ async fn a_claude_command_hook_grandchild_after_setsid_is_still_confined() {
     assert!(output.reason.is_none(), "{output:?}");
     assert!(bashrc(&home).contains("pwned"));
 }
+
+#[tokio::test]
+async fn a_sandboxed_bash_hook_cannot_send_udp_and_says_so() {
+    let (home, project) = dirs("udp");
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let factory = BashFactory::default();
+    // A DNS-style leak: one datagram to a local UDP port, from a Python the hook starts.
+    let command = format!(
+        "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'leak', \
+         ('127.0.0.1', {port}))\" || exit 3; echo '{{}}'"
+    );
+    let mut spec = bash_spec(Level::Project, &command, &home, &project, Some(SandboxPolicy::default()));
+    // The interpreter may be a version manager's shim reading the real HOME: keep it.
+    spec.env.remove("HOME");
+    let result = call(&factory.build_hook(&spec).unwrap(), Event::PreSendMessage).await;
+    assert!(stderr_of(&result).contains("PermissionError"), "{result:?}");
+    let mut buf = [0u8; 16];
+    assert!(socket.recv(&mut buf).is_err(), "no datagram left the hook");
+
+    let mut spec = bash_spec(Level::Project, &command, &home, &project, None);
+    spec.env.remove("HOME");
+    call(&factory.build_hook(&spec).unwrap(), Event::PreSendMessage).await.expect("unconfined, it sends");
+    assert_eq!(socket.recv(&mut buf).unwrap(), 4);
+}
