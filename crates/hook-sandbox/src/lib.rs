@@ -159,8 +159,8 @@ pub enum SandboxError {
     /// `required`, and the kernel lacks something the policy needs.
     #[error(
         "hook `{hook}` has `sandbox: required`, but this system cannot enforce it ({support}; missing: {missing}); \
-         run it on Linux 6.7 or later with Landlock enabled, or set `sandbox: best-effort` to run it with what \
-         the kernel offers"
+         run it on Linux 6.7 or later (x86_64 or aarch64) with Landlock and seccomp enabled, or set \
+         `sandbox: best-effort` to run it with what the kernel offers"
     )]
     Unsupported {
         /// The hook.
