@@ -190,7 +190,7 @@ struct PolicyWire {
     /// `any` (default) or the paths programs may be executed from.
     #[serde(default)]
     exec: PathSet,
-    /// `none` (default), `any`, or the TCP ports the hook may connect to.
+    /// `none` (default), `any`, or the TCP ports the hook may connect to (53 in the list also allows UDP, for DNS).
     #[serde(default)]
     network: NetworkPolicy,
 }
@@ -353,7 +353,7 @@ impl JsonSchema for NetworkPolicy {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "`none`, `any`, or the TCP ports the hook may connect to.",
+            "description": "`none`, `any`, or the TCP ports the hook may connect to (53 in the list also allows UDP, for DNS).",
             "oneOf": [
                 { "type": "string", "enum": ["none", "any"] },
                 { "type": "array", "items": { "type": "integer", "minimum": 1, "maximum": 65535 } }
