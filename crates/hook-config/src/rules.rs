@@ -22,7 +22,11 @@ pub(crate) fn rules_file(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
             return Vec::new();
         }
     };
-    let rules = match hook_rules::RuleSet::compile(&file) {
+    // The file's own rules are compiled here to refuse a bad one at its place; the packs are
+    // tested when they are built, and compiling them is most of the cost of loading the file
+    // (paid again when the hook is mounted), so only their events are read.
+    let own = RulesFile { packs: Vec::new(), ..file.clone() };
+    let rules = match hook_rules::RuleSet::compile(&own) {
         Ok(rules) => rules,
         Err(error) => {
             let at = position_of(cx.text, &error.value);
@@ -45,7 +49,15 @@ pub(crate) fn rules_file(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
         return Vec::new();
     }
     let name = format!("rules:{}", cx.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-    let mut spec = HookSpec::new(name, cx.level, Kind::RULES, rules.events(), HookDefinition::Rules(Box::new(file)));
+    let mut events = rules.events();
+    for rule in hook_rules::packs::expand(&file.packs).into_iter().flat_map(hook_rules::packs::rules) {
+        for event in rule.effective_events() {
+            if !events.contains(event) {
+                events.push(*event);
+            }
+        }
+    }
+    let mut spec = HookSpec::new(name, cx.level, Kind::RULES, events, HookDefinition::Rules(Box::new(file)));
     spec.source = cx.location(Some((1, 1)));
     spec.deadlines = cx.deadlines;
     vec![spec]

@@ -176,6 +176,13 @@ pub struct Rule {
     pub undetermined: Option<Undetermined>,
 }
 
+impl Rule {
+    /// The events it runs on: the ones written, or before a tool runs when none are.
+    pub fn effective_events(&self) -> &[Event] {
+        if self.events.is_empty() { &[Event::PreToolExecution] } else { &self.events }
+    }
+}
+
 /// One string or a list of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]

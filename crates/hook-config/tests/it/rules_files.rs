@@ -25,6 +25,21 @@ fn a_packs_file_is_one_rules_spec() {
 }
 
 #[test]
+fn a_file_runs_on_the_events_of_its_packs_and_of_its_own_rules() {
+    let loaded = load_text(
+        "mixed.yaml",
+        "packs: [git]\nrules:\n  - name: no-secrets-in-prompts\n    events: [UserPromptSubmit]\n    when: \"true\"\n",
+    );
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let [spec] = loaded.specs.as_slice() else { panic!("one spec expected: {:?}", loaded.specs) };
+    let mut events = spec.events.clone();
+    events.sort_by_key(|e| e.as_str());
+    let mut expected = vec![Event::PreToolExecution, Event::PreSendMessage];
+    expected.sort_by_key(|e| e.as_str());
+    assert_eq!(events, expected);
+}
+
+#[test]
 fn an_unknown_pack_refuses_the_file_with_its_place() {
     let loaded = load_text("bad-pack.yaml", "packs:\n  - recomended\n");
     assert!(loaded.specs.is_empty());
