@@ -148,6 +148,34 @@ fn copilot_bridge_installed() -> bool {
         files.push(home.join("settings.json"));
     }
     files.iter().any(|file| std::fs::read_to_string(file).is_ok_and(|text| text.contains("hook copilot")))
+        || home.is_some_and(|home| copilot_plugin_enabled(&home))
+}
+
+/// Whether hookwire's Copilot plugin is installed and enabled in Copilot's home: a plugin
+/// installed from a marketplace is `enabledPlugins["hookwire@<marketplace>"]: true` in its
+/// `settings.json`; one installed from a directory is listed under `installedPlugins` in its
+/// `config.json`. The plugin's hooks run `hookwire hook copilot` for every event.
+fn copilot_plugin_enabled(home: &Path) -> bool {
+    // Copilot writes `config.json` with `//` comment lines above the JSON.
+    let read = |name: &str| -> Option<Value> {
+        let text = std::fs::read_to_string(home.join(name)).ok()?;
+        let json: Vec<&str> = text.lines().filter(|line| !line.trim_start().starts_with("//")).collect();
+        serde_json::from_str(&json.join("\n")).ok()
+    };
+    let from_marketplace = read("settings.json").is_some_and(|settings| {
+        settings["enabledPlugins"].as_object().is_some_and(|plugins| {
+            plugins.iter().any(|(id, on)| id.starts_with("hookwire@") && on == &Value::Bool(true))
+        })
+    });
+    let direct = read("config.json").is_some_and(|config| {
+        config["installedPlugins"].as_array().is_some_and(|plugins| {
+            plugins.iter().any(|plugin| {
+                let name = plugin.get("name").and_then(Value::as_str).or_else(|| plugin.as_str()).unwrap_or_default();
+                name == "hookwire" && plugin.get("enabled") != Some(&Value::Bool(false))
+            })
+        })
+    });
+    from_marketplace || direct
 }
 
 /// The project directory of this process's environment.
@@ -828,4 +856,67 @@ async fn in_process(
     let code = write_answer(&answer);
     engine::shutdown_one_shot(host.engine()).await;
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Copilot home holding `files`; removed when the test ends.
+    struct Home(PathBuf);
+
+    impl Home {
+        fn with(name: &str, files: &[(&str, &str)]) -> Home {
+            let dir = std::env::temp_dir().join(format!("hookwire-copilot-home-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            for (file, text) in files {
+                std::fs::write(dir.join(file), text).unwrap();
+            }
+            Home(dir)
+        }
+    }
+
+    impl Drop for Home {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// The shapes Copilot CLI 1.0.102 writes: `plugin install hookwire@m` sets
+    /// `enabledPlugins`; `plugin install DIR` lists it in `config.json`, under comment lines.
+    #[test]
+    fn the_copilot_plugin_counts_when_copilot_has_it_enabled() {
+        let config = |enabled: bool| {
+            format!(
+                "// User settings belong in settings.json.\n// This file is managed automatically.\n\
+                 {{\n  \"installedPlugins\": [\n    {{\"name\": \"hookwire\", \"marketplace\": \"\", \"enabled\": {enabled}}}\n  ]\n}}\n"
+            )
+        };
+        let cases = [
+            (
+                "marketplace",
+                vec![("settings.json", r#"{"enabledPlugins": {"hookwire@hookwire": true}}"#.to_owned())],
+                true,
+            ),
+            (
+                "disabled",
+                vec![("settings.json", r#"{"enabledPlugins": {"hookwire@hookwire": false}}"#.to_owned())],
+                false,
+            ),
+            ("other", vec![("settings.json", r#"{"enabledPlugins": {"linter@tools": true}}"#.to_owned())], false),
+            (
+                "direct",
+                vec![("settings.json", r#"{"enabledPlugins": {}}"#.to_owned()), ("config.json", config(true))],
+                true,
+            ),
+            ("direct-off", vec![("config.json", config(false))], false),
+            ("none", vec![], false),
+        ];
+        for (name, files, expected) in cases {
+            let files: Vec<(&str, &str)> = files.iter().map(|(f, t)| (*f, t.as_str())).collect();
+            let home = Home::with(name, &files);
+            assert_eq!(copilot_plugin_enabled(&home.0), expected, "{name}");
+        }
+    }
 }

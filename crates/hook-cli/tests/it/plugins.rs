@@ -638,6 +638,37 @@ fn plugin_through_real_agent(agent: RealAgent) {
         told.contains("hookwire is not installed") && told.contains("cargo install"),
         "{label}: the model was not told why: {told}\n{report:#}"
     );
+    if agent == RealAgent::Copilot {
+        copilot_plugin_and_claude_entries_run_the_guard_once(&scratch, &project, &path, &label);
+    }
+}
+
+/// Copilot CLI also runs a project's `.claude/settings.json`: with hookwire installed there for
+/// Claude Code too, Copilot calls both the plugin's `hookwire hook copilot` and the Claude
+/// entry's `hookwire hook claude` on every event. The Claude entry steps aside when the plugin
+/// is enabled, so the guard runs once per tool call, not twice.
+fn copilot_plugin_and_claude_entries_run_the_guard_once(scratch: &Scratch, project: &Path, path: &str, label: &str) {
+    let log = scratch.path("guard-calls.log");
+    let counting = format!(
+        "pre_tool_execution:\n  - name: no-pwn\n    command: |\n      echo call >> {}\n      if grep -q 'touch pwned'; then echo '{{\"action\": \"skip\", \"reason\": \"{GUARD_REASON}\"}}'; else echo '{{}}'; fi\n",
+        log.display()
+    );
+    scratch.write("work/project/.hookwire/hooks.yaml", &counting);
+    for args in [&["install", "claude", "--project"][..], &["trust", "--yes"]] {
+        let output = scratch.hookwire("work/project", args).env("PATH", path).output().unwrap();
+        assert!(output.status.success(), "{label}: hookwire {args:?}: {}\n{}", stdout(&output), stderr(&output));
+    }
+    assert!(project.join(".claude/settings.json").is_file());
+    let script = json!([
+        {"tool": "shell", "input": {"command": "touch pwned"}},
+        {"tool": "shell", "input": {"command": "touch allowed"}},
+        {"text": "finished"},
+    ]);
+    let report = run_agent(RealAgent::Copilot, scratch, project, path, &script, &format!("{label}-and-claude-entries"));
+    assert!(!project.join("pwned").exists(), "{label}: `touch pwned` ran\n{report:#}");
+    assert!(project.join("allowed").is_file(), "{label}: `touch allowed` did not run\n{report:#}");
+    let calls = fs::read_to_string(&log).unwrap_or_default().lines().count();
+    assert_eq!(calls, 2, "{label}: one guard run per tool call with the plugin and Claude entries\n{report:#}");
 }
 
 #[test]
