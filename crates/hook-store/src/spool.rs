@@ -46,7 +46,7 @@ use crate::{
     FireRecord,
     error::{StoreError, is_busy},
     schema,
-    writer::{StoreConfig, append_drop, insert_rows, prune_if_due, redacted_record},
+    writer::{StoreConfig, append_drop, insert_rows, is_corrupt, move_aside, prune_if_due, redacted_record},
 };
 
 /// A claim (or a file being written) older than this is its owner's no longer: the owner died,
@@ -190,7 +190,16 @@ impl Spool {
     /// deals with that), which leaves every file in place.
     fn import_within(&self, until: Instant) -> Option<ImportReport> {
         let db = &self.config.path;
-        let conn = schema::open(db, true).ok()?;
+        // As the writer thread does: a file that is not a database is moved aside for a person
+        // to look at, else a store only one-shot processes write would never take a row again.
+        let conn = match schema::open(db, true) {
+            Ok(conn) => conn,
+            Err(StoreError::Sqlite { source, .. }) if is_corrupt(&source) => {
+                move_aside(db);
+                schema::open(db, true).ok()?
+            }
+            Err(_) => return None,
+        };
         let imported = import(&conn, db, Some(until)).ok()?;
         if let Some(left) = until.checked_duration_since(Instant::now()) {
             let _ = prune_if_due(&conn, &self.config.retention, &AtomicBool::new(false), left);

@@ -378,13 +378,13 @@ impl Writer {
     }
 }
 
-fn is_corrupt(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
     matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt))
 }
 
 /// Moves a corrupt database (and its WAL files) aside as `<name>.corrupt-<time_ms>`, so the
 /// next open starts a new one and the old one stays for a person to look at.
-fn move_aside(path: &Path) {
+pub(crate) fn move_aside(path: &Path) {
     let stamp = crate::now_ms();
     for suffix in ["", "-wal", "-shm"] {
         let mut from = path.as_os_str().to_owned();

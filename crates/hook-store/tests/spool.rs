@@ -320,3 +320,23 @@ fn a_locked_database_leaves_the_spool_in_place_and_drops_nothing() {
     assert_eq!(reader.drops(None).rows, 0);
     assert_eq!(listing(&db), Vec::<String>::new());
 }
+
+#[test]
+fn a_corrupt_database_is_moved_aside_by_a_spool_writer_that_imports() {
+    let dir = Dir::new("corrupt");
+    let db = dir.db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::write(&db, vec![b'x'; 8192]).unwrap();
+    let now = hook_store::now_ms();
+    for n in 0..300 {
+        spool(&db, [fire(&format!("c{n}"), now + n)]);
+    }
+    let aside: Vec<_> = std::fs::read_dir(db.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("decisions.db.corrupt-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "the corrupt file is kept aside");
+    assert!(listing(&db).len() < 300, "and the spool was imported into a new database");
+    assert_eq!(all(&db).len(), 300);
+}
