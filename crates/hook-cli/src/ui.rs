@@ -221,7 +221,8 @@ impl Server {
     }
 
     fn reader(&self) -> Result<Option<Reader>, String> {
-        if !self.store.exists() {
+        // Bridge calls leave their fires in the spool until a reader imports them.
+        if !self.store.exists() && !hook_store::spool_pending(&self.store) {
             return Ok(None);
         }
         Reader::open(&self.store).map(Some).map_err(|e| e.to_string())

@@ -11,6 +11,11 @@
 //! database ([`drops_path`]), which the readers report. A short-lived process (the bridge)
 //! calls [`Recorder::flush`] with a deadline after its answer is out.
 //!
+//! A process that makes one fire and exits (the bridge, `hookwire fire`) uses a [`Spool`]
+//! instead: its records go to a small file of their own next to the database, which whoever
+//! uses the database next imports (the readers, the writer thread, or now and then a spool's
+//! writer itself), so that no such process opens SQLite on an agent's path.
+//!
 //! [`Reader`] is the other side: the queries of `log`, `stats` and the dashboard.
 //!
 //! Secrets in the input summary are masked by [`redact`] before a row is written.
@@ -20,6 +25,7 @@ mod query;
 mod record;
 pub mod redact;
 mod schema;
+mod spool;
 mod writer;
 
 pub use error::StoreError;
@@ -28,6 +34,7 @@ pub use record::{
     CONFINED_KINDS, FireRecord, HookRun, MAX_STDERR_CHARS, MAX_SUMMARY_CHARS, Origin, rule_in_reason, sandbox_text,
 };
 pub use schema::SCHEMA_VERSION;
+pub use spool::{IMPORT_ABOVE, IMPORT_ONE_IN, ImportReport, Spool, SpoolReport, spool_dir, spool_pending};
 pub use writer::{FlushReport, Recorder, Retention, StoreConfig, drops_path};
 
 use std::path::PathBuf;

@@ -4,12 +4,22 @@
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
+    sync::atomic::AtomicBool,
+    time::Duration,
 };
 
 use rusqlite::{Connection, params_from_iter, types::Value as Sql};
 use serde::Serialize;
 
-use crate::{error::StoreError, schema, writer::drops_path};
+use crate::{
+    error::StoreError,
+    schema, spool,
+    writer::{Retention, drops_path, prune_if_due},
+};
+
+/// How long a reader waits on another process's write lock: it is a person's command, not a
+/// fire.
+const READ_WAIT: Duration = Duration::from_secs(2);
 
 /// Which fires to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -141,12 +151,37 @@ const FIRE_COLUMNS: &str = "id, time_ms, origin, agent, project, session, event,
                             reason, latency_us";
 
 impl Reader {
-    /// Opens the store at `path`; [`StoreError::Missing`] when nothing was recorded there.
+    /// Opens the store at `path`, importing its spool first (creating the database when only
+    /// the spool holds rows yet); [`StoreError::Missing`] when nothing was recorded there.
     pub fn open(path: &Path) -> Result<Reader, StoreError> {
-        let conn = schema::open(path, false)?;
-        // A reader waits longer than the writers: it is a person's command, not a fire.
-        conn.busy_timeout(std::time::Duration::from_secs(2)).map_err(StoreError::sqlite(path))?;
-        Ok(Reader { conn, path: path.to_path_buf() })
+        let create = !path.exists() && spool::spool_pending(path);
+        // Opening waits on another process's lock only briefly (it may be a migration, or the
+        // switch to WAL of a database being created by several readers at once): a reader
+        // tries again for as long as it waits on a lock otherwise.
+        let started = std::time::Instant::now();
+        let conn = loop {
+            match schema::open(path, create) {
+                Err(e) if e.is_busy() && started.elapsed() < READ_WAIT => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                opened => break opened?,
+            }
+        };
+        conn.busy_timeout(READ_WAIT).map_err(StoreError::sqlite(path))?;
+        let reader = Reader { conn, path: path.to_path_buf() };
+        reader.import_spool();
+        Ok(reader)
+    }
+
+    /// Imports the spool ([`crate::Spool`]) so the queries that follow see the fires of the
+    /// short-lived processes, and runs retention (when due) after an import that brought rows.
+    /// Best effort: a busy database leaves the files for the next query, and what cannot be
+    /// imported is counted in the drops file by the import.
+    fn import_spool(&self) {
+        let Ok(report) = spool::import_briefly(&self.conn, &self.path, READ_WAIT, None) else { return };
+        if report.files > 0 {
+            let _ = prune_if_due(&self.conn, &Retention::from_env(), &AtomicBool::new(false), Duration::MAX);
+        }
     }
 
     /// The database path.
@@ -154,8 +189,9 @@ impl Reader {
         &self.path
     }
 
-    /// The fires `filter` selects, with their hook runs.
+    /// The fires `filter` selects, with their hook runs (the spool imported first).
     pub fn fires(&self, filter: &Filter) -> Result<Vec<StoredFire>, StoreError> {
+        self.import_spool();
         let mut sql_conditions: Vec<&str> = Vec::new();
         let mut bound: Vec<Sql> = Vec::new();
         // Each condition with the value its placeholders (one or more) take.
@@ -243,6 +279,7 @@ impl Reader {
 
     /// The largest fire id (0 when there is none).
     pub fn last_id(&self) -> Result<i64, StoreError> {
+        self.import_spool();
         self.conn
             .query_row("SELECT coalesce(max(id), 0) FROM fires", [], |row| row.get(0))
             .map_err(StoreError::sqlite(&self.path))
@@ -250,6 +287,7 @@ impl Reader {
 
     /// Per-hook statistics over the fires at or after `since_ms`, by hook id.
     pub fn stats(&self, since_ms: Option<i64>) -> Result<Vec<HookStats>, StoreError> {
+        self.import_spool();
         let sqlite = |e| StoreError::Sqlite { path: self.path.clone(), source: e };
         let mut statement = self
             .conn

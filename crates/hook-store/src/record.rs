@@ -8,6 +8,7 @@ use hook_core::{
     Context, Decision, FireOutcome, HookError, HookSummary, OutcomeClass, TraceEntry, head_chars, tail_chars,
 };
 use hook_protocol::config::{SandboxMode, SandboxPolicy};
+use serde::{Deserialize, Serialize};
 
 /// The input summary's bound, in characters, after redaction.
 pub const MAX_SUMMARY_CHARS: usize = 1024;
@@ -19,8 +20,9 @@ pub const MAX_STDERR_CHARS: usize = 2048;
 /// summary is cut to [`MAX_SUMMARY_CHARS`].
 const RAW_INPUT_CHARS: usize = 8192;
 
-/// Which hookwire command fired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which hookwire command fired. Serialized as [`Origin::as_str`] (the spool's files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Origin {
     /// `hookwire hook <agent>`, in its own process.
@@ -52,7 +54,7 @@ impl Origin {
 }
 
 /// One hook's run in a fire.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookRun {
     /// The hook's id (`project:guard:pre_tool_execution`).
     pub hook_id: String,
@@ -81,8 +83,8 @@ pub struct HookRun {
     pub sandbox: Option<String>,
 }
 
-/// One fire, as recorded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One fire, as recorded (and as a line of a spool file, [`crate::Spool`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FireRecord {
     /// When it ended, milliseconds since the Unix epoch.
     pub time_ms: i64,

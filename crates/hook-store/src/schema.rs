@@ -9,7 +9,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::StoreError;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Migration `n` takes a database from version `n` to `n + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -53,6 +53,10 @@ const MIGRATIONS: &[&str] = &[
     // 1 -> 2: the sandbox each hook run had, so that a run confined less than its hook
     // declared shows in `log` and the dashboard. Older rows keep it NULL: not recorded.
     "ALTER TABLE hook_runs ADD COLUMN sandbox TEXT;",
+    // 2 -> 3: one row per spool file imported (crates/hook-store/src/spool.rs), written in the
+    // transaction of its rows, so that a file whose importer died before unlinking it is never
+    // imported twice; pruned with the fires.
+    "CREATE TABLE IF NOT EXISTS spool_imports (name TEXT PRIMARY KEY, time_ms INTEGER NOT NULL) WITHOUT ROWID;",
 ];
 
 /// How long one SQLite call waits on another process's lock before returning SQLITE_BUSY:

@@ -59,6 +59,24 @@ impl Default for Retention {
     }
 }
 
+impl Retention {
+    /// The default, changed by `HOOKWIRE_STORE_MAX_AGE_DAYS` and `HOOKWIRE_STORE_MAX_MB`
+    /// (decimals allowed); a value that is not a positive number is ignored.
+    pub fn from_env() -> Retention {
+        let mut retention = Retention::default();
+        let number = |name: &str| {
+            std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| v.is_finite() && *v > 0.0)
+        };
+        if let Some(days) = number("HOOKWIRE_STORE_MAX_AGE_DAYS") {
+            retention.max_age = Duration::from_secs_f64(days * 86_400.0);
+        }
+        if let Some(mb) = number("HOOKWIRE_STORE_MAX_MB") {
+            retention.max_bytes = (mb * 1024.0 * 1024.0) as u64;
+        }
+        retention
+    }
+}
+
 /// Where and how a [`Recorder`] writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreConfig {
@@ -83,17 +101,7 @@ impl StoreConfig {
     /// `HOOKWIRE_STORE_MAX_MB` (decimals allowed) change the retention; a value that is not a
     /// positive number is ignored.
     pub fn from_env() -> Option<StoreConfig> {
-        let mut config = StoreConfig::new(crate::configured_path()?);
-        let number = |name: &str| {
-            std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| v.is_finite() && *v > 0.0)
-        };
-        if let Some(days) = number("HOOKWIRE_STORE_MAX_AGE_DAYS") {
-            config.retention.max_age = Duration::from_secs_f64(days * 86_400.0);
-        }
-        if let Some(mb) = number("HOOKWIRE_STORE_MAX_MB") {
-            config.retention.max_bytes = (mb * 1024.0 * 1024.0) as u64;
-        }
-        Some(config)
+        Some(StoreConfig { retention: Retention::from_env(), ..StoreConfig::new(crate::configured_path()?) })
     }
 }
 
@@ -252,6 +260,7 @@ impl Writer {
 
     fn run(mut self, receiver: &Receiver<Box<FireRecord>>) {
         self.ensure_open(Instant::now());
+        self.import_spool();
         self.maybe_prune();
         while let Ok(first) = receiver.recv() {
             let mut batch = vec![first];
@@ -270,6 +279,7 @@ impl Writer {
             self.shared.finish(rows);
             let overflow = self.shared.overflow.swap(0, Ordering::Relaxed);
             append_drop(&self.config.path, overflow, "the queue was full");
+            self.import_spool();
             self.maybe_prune();
         }
     }
@@ -310,7 +320,7 @@ impl Writer {
     fn write(&mut self, batch: &[Box<FireRecord>]) -> Result<(), String> {
         let started = Instant::now();
         // Redacted before the transaction: the write lock is held for the inserts only.
-        let batch: Vec<Row<'_>> = batch.iter().map(|record| Row::of(record)).collect();
+        let batch: Vec<FireRecord> = batch.iter().map(|record| redacted_record(record)).collect();
         let mut pause = Duration::from_millis(2);
         loop {
             if !self.ensure_open(started) {
@@ -341,24 +351,40 @@ impl Writer {
         }
     }
 
+    /// Imports what short-lived processes left in the spool ([`crate::Spool`]), after this
+    /// process's own rows: a long-lived process that records is one of the spool's importers.
+    /// A busy database leaves the files for the next batch (or another importer).
+    fn import_spool(&mut self) {
+        if self.shared.abandoned.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(conn) = self.conn.as_ref() else { return };
+        if let Err(e) = crate::spool::import(conn, &self.config.path, None)
+            && !e.is_busy()
+        {
+            // A connection that failed otherwise is reopened for the next batch.
+            self.conn = None;
+        }
+    }
+
     /// Runs retention when it is due (across processes: the last run's time is in `meta`).
     fn maybe_prune(&mut self) {
         if Instant::now() < self.next_prune || self.shared.abandoned.load(Ordering::SeqCst) {
             return;
         }
         self.next_prune = Instant::now() + PRUNE_EVERY;
-        let Some(conn) = self.conn.as_mut() else { return };
-        let _ = prune_if_due(conn, &self.config.retention, &self.shared.abandoned);
+        let Some(conn) = self.conn.as_ref() else { return };
+        let _ = prune_if_due(conn, &self.config.retention, &self.shared.abandoned, PRUNE_BUDGET);
     }
 }
 
-fn is_corrupt(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
     matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt))
 }
 
 /// Moves a corrupt database (and its WAL files) aside as `<name>.corrupt-<time_ms>`, so the
 /// next open starts a new one and the old one stays for a person to look at.
-fn move_aside(path: &Path) {
+pub(crate) fn move_aside(path: &Path) {
     let stamp = crate::now_ms();
     for suffix in ["", "-wal", "-shm"] {
         let mut from = path.as_os_str().to_owned();
@@ -369,33 +395,19 @@ fn move_aside(path: &Path) {
     }
 }
 
-/// A record with its texts redacted and bounded, ready to insert.
-struct Row<'a> {
-    record: &'a FireRecord,
-    summary: Option<String>,
-    reason: Option<String>,
-    /// Per hook run: its stderr tail and error.
-    hooks: Vec<(Option<String>, Option<String>)>,
-}
-
-impl<'a> Row<'a> {
-    fn of(record: &'a FireRecord) -> Row<'a> {
-        Row {
-            record,
-            summary: redacted(record.input.as_deref(), MAX_SUMMARY_CHARS),
-            reason: redacted(record.reason.as_deref(), MAX_STDERR_CHARS),
-            hooks: record
-                .hooks
-                .iter()
-                .map(|hook| {
-                    (
-                        redacted(hook.stderr_tail.as_deref(), MAX_STDERR_CHARS),
-                        redacted(hook.error.as_deref(), MAX_STDERR_CHARS),
-                    )
-                })
-                .collect(),
-        }
+/// `record` with its texts redacted and bounded, ready to insert: the input summary, the
+/// reason, and each hook run's stderr tail and error. Applied once per row, by whoever writes it
+/// first: the writer thread before its transaction, or a spool's writer before its file
+/// ([`crate::Spool`]), whose importer then inserts the row as it finds it.
+pub(crate) fn redacted_record(record: &FireRecord) -> FireRecord {
+    let mut row = record.clone();
+    row.input = redacted(record.input.as_deref(), MAX_SUMMARY_CHARS);
+    row.reason = redacted(record.reason.as_deref(), MAX_STDERR_CHARS);
+    for hook in &mut row.hooks {
+        hook.stderr_tail = redacted(hook.stderr_tail.as_deref(), MAX_STDERR_CHARS);
+        hook.error = redacted(hook.error.as_deref(), MAX_STDERR_CHARS);
     }
+    row
 }
 
 /// `text` with its secrets masked, then cut to `max` characters.
@@ -403,56 +415,9 @@ fn redacted(text: Option<&str>, max: usize) -> Option<String> {
     text.map(|t| hook_core::head_chars(&redact(t), max))
 }
 
-fn insert(conn: &mut Connection, batch: &[Row<'_>], abandoned: &AtomicBool) -> rusqlite::Result<()> {
+fn insert(conn: &mut Connection, batch: &[FireRecord], abandoned: &AtomicBool) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    {
-        let mut fire = tx.prepare(
-            "INSERT INTO fires (time_ms, origin, agent, project, session, event, tool, input_summary, decision, verdict, \
-             reason, latency_us, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?;
-        let mut run = tx.prepare(
-            "INSERT INTO hook_runs (fire_id, seq, hook_id, kind, source_file, source_line, outcome, decision, latency_us, \
-             exit_code, stderr_tail, error, rule, sandbox) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, \
-             ?14)",
-        )?;
-        for row in batch {
-            let record = row.record;
-            fire.execute(params![
-                record.time_ms,
-                record.origin.as_str(),
-                record.agent,
-                record.project,
-                record.session,
-                record.event,
-                record.tool,
-                row.summary,
-                record.decision,
-                record.verdict,
-                row.reason,
-                record.latency_us,
-                std::process::id(),
-            ])?;
-            let fire_id = tx.last_insert_rowid();
-            for (seq, (hook, (stderr_tail, error))) in record.hooks.iter().zip(&row.hooks).enumerate() {
-                run.execute(params![
-                    fire_id,
-                    seq as i64,
-                    hook.hook_id,
-                    hook.kind,
-                    hook.source_file,
-                    hook.source_line,
-                    hook.outcome,
-                    hook.decision,
-                    hook.latency_us,
-                    hook.exit_code,
-                    stderr_tail,
-                    error,
-                    hook.rule,
-                    hook.sandbox,
-                ])?;
-            }
-        }
-    }
+    insert_rows(&tx, batch.iter().map(|record| (record, std::process::id())))?;
     if abandoned.load(Ordering::SeqCst) {
         // The process is ending and has counted these rows as dropped: keep it true.
         return tx.rollback();
@@ -460,14 +425,72 @@ fn insert(conn: &mut Connection, batch: &[Row<'_>], abandoned: &AtomicBool) -> r
     tx.commit()
 }
 
+/// Inserts `rows` (already redacted, [`redacted_record`]), each with the pid of the process
+/// that fired it, in the caller's transaction.
+pub(crate) fn insert_rows<'a>(
+    tx: &rusqlite::Transaction<'_>,
+    rows: impl IntoIterator<Item = (&'a FireRecord, u32)>,
+) -> rusqlite::Result<()> {
+    let mut fire = tx.prepare(
+        "INSERT INTO fires (time_ms, origin, agent, project, session, event, tool, input_summary, decision, verdict, \
+         reason, latency_us, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?;
+    let mut run = tx.prepare(
+        "INSERT INTO hook_runs (fire_id, seq, hook_id, kind, source_file, source_line, outcome, decision, latency_us, \
+         exit_code, stderr_tail, error, rule, sandbox) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, \
+         ?14)",
+    )?;
+    for (record, pid) in rows {
+        fire.execute(params![
+            record.time_ms,
+            record.origin.as_str(),
+            record.agent,
+            record.project,
+            record.session,
+            record.event,
+            record.tool,
+            record.input,
+            record.decision,
+            record.verdict,
+            record.reason,
+            record.latency_us,
+            pid,
+        ])?;
+        let fire_id = tx.last_insert_rowid();
+        for (seq, hook) in record.hooks.iter().enumerate() {
+            run.execute(params![
+                fire_id,
+                seq as i64,
+                hook.hook_id,
+                hook.kind,
+                hook.source_file,
+                hook.source_line,
+                hook.outcome,
+                hook.decision,
+                hook.latency_us,
+                hook.exit_code,
+                hook.stderr_tail,
+                hook.error,
+                hook.rule,
+                hook.sandbox,
+            ])?;
+        }
+    }
+    Ok(())
+}
+
 /// Deletes fires older than the retention's age, then the oldest while the rows take more
-/// than its size, in chunks of [`PRUNE_CHUNK`], within [`PRUNE_BUDGET`]. Records the time of a
-/// run that finished in `meta`.
+/// than its size, in chunks of [`PRUNE_CHUNK`], within `budget` (at most [`PRUNE_BUDGET`]),
+/// and the spool's import markers as old as those fires (a marker only has to outlive the
+/// claimed file it guards, which the next import removes). Records the time of a run that
+/// finished in `meta`.
 pub(crate) fn prune_if_due(
-    conn: &mut Connection,
+    conn: &Connection,
     retention: &Retention,
     abandoned: &AtomicBool,
+    budget: Duration,
 ) -> rusqlite::Result<bool> {
+    let budget = budget.min(PRUNE_BUDGET);
     let now = crate::now_ms();
     let last: Option<i64> = conn
         .query_row("SELECT value FROM meta WHERE key = 'pruned_ms'", [], |row| row.get::<_, String>(0))
@@ -480,7 +503,7 @@ pub(crate) fn prune_if_due(
     let started = Instant::now();
     let cutoff = now.saturating_sub(i64::try_from(retention.max_age.as_millis()).unwrap_or(i64::MAX));
     loop {
-        if started.elapsed() > PRUNE_BUDGET || abandoned.load(Ordering::SeqCst) {
+        if started.elapsed() > budget || abandoned.load(Ordering::SeqCst) {
             return Ok(false);
         }
         let deleted = delete_chunk(conn, "WHERE time_ms < ?1", cutoff)?;
@@ -492,13 +515,14 @@ pub(crate) fn prune_if_due(
         if used_bytes(conn)? <= retention.max_bytes {
             break;
         }
-        if started.elapsed() > PRUNE_BUDGET || abandoned.load(Ordering::SeqCst) {
+        if started.elapsed() > budget || abandoned.load(Ordering::SeqCst) {
             return Ok(false);
         }
         if delete_chunk(conn, "", 0)? == 0 {
             break;
         }
     }
+    conn.execute("DELETE FROM spool_imports WHERE time_ms < ?1", params![cutoff])?;
     conn.execute_batch("PRAGMA incremental_vacuum")?;
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('pruned_ms', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -509,8 +533,8 @@ pub(crate) fn prune_if_due(
 
 /// Deletes the oldest [`PRUNE_CHUNK`] fires matching `condition` (which may use `?1`), with
 /// their hook runs; how many.
-fn delete_chunk(conn: &mut Connection, condition: &str, value: i64) -> rusqlite::Result<usize> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+fn delete_chunk(conn: &Connection, condition: &str, value: i64) -> rusqlite::Result<usize> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     let ids: Vec<i64> = {
         let sql = format!("SELECT id FROM fires {condition} ORDER BY time_ms, id LIMIT {PRUNE_CHUNK}");
         let mut statement = tx.prepare(&sql)?;

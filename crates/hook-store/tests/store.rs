@@ -216,7 +216,7 @@ fn reading_a_store_that_does_not_exist_names_it() {
     assert!(err.to_string().contains("decisions.db") && err.to_string().contains("HOOKWIRE_STORE"), "{err}");
 }
 
-/// The schema of version 1, as hookwire 0.1 wrote it, frozen here: migration 2 must take a
+/// The schema of version 1, as hookwire 0.1 wrote it, frozen here: migrations 2 and 3 must take a
 /// database that already has rows in it (a minute old, so that retention keeps them).
 const SCHEMA_V1: &str = "CREATE TABLE fires (
         id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, origin TEXT NOT NULL, agent TEXT, project TEXT,
@@ -250,7 +250,12 @@ fn a_version_1_database_is_migrated_its_old_rows_read_back_without_a_sandbox_and
     let version: i64 =
         rusqlite::Connection::open(dir.db()).unwrap().query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
     assert_eq!(version, hook_store::SCHEMA_VERSION);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    let markers: i64 = rusqlite::Connection::open(dir.db())
+        .unwrap()
+        .query_row("SELECT count(*) FROM spool_imports", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(markers, 0, "version 3 adds the spool's import markers");
 
     // The writer adds to the migrated database, the sandbox included.
     let recorder = Recorder::start(config(&dir.db()));

@@ -1,7 +1,7 @@
 //! The decision store through real processes: bridge calls record their fires (twenty at
-//! once lose none), a database locked by another process changes no answer and the rows it
-//! costs are reported, retention prunes old rows, `HOOKWIRE_STORE=off` writes nothing, and
-//! `hookwire log --follow` streams new fires.
+//! once lose none) through the spool without opening the database, a database locked by
+//! another process changes no answer and loses no row, retention prunes old rows,
+//! `HOOKWIRE_STORE=off` writes nothing, and `hookwire log --follow` streams new fires.
 
 use std::{
     io::{BufRead as _, BufReader, Write as _},
@@ -178,72 +178,94 @@ impl Locker {
 }
 
 #[test]
-fn a_locked_database_neither_changes_nor_holds_up_the_answer_and_the_lost_row_is_reported() {
+fn a_locked_database_neither_changes_nor_holds_up_the_answer_and_the_row_lands_once_it_is_free() {
     let recorded = Recorded::new("store-locked");
     // The store exists (and is in WAL mode) before another process locks it.
     recorded.call("before", "echo first");
     let unlocked = recorded.call("baseline", "curl https://example.invalid/a");
-    // On a loaded machine a row can miss its 200 ms exit deadline (and is reported dropped):
-    // this test is about the locked call, so both rows before it are made sure of first.
-    let started = Instant::now();
-    loop {
-        let sessions: Vec<Value> = recorded.log(&[]).iter().map(|f| f["session"].clone()).collect();
-        if sessions.contains(&json!("before")) && sessions.contains(&json!("baseline")) {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(30), "the calls before the lock were never recorded");
-        for (session, command) in [("before", "echo first"), ("baseline", "curl https://example.invalid/a")] {
-            if !sessions.contains(&json!(session)) {
-                recorded.call(session, command);
-            }
-        }
-    }
-    let dropped_before =
-        json_stdout(&recorded.hookwire(&["stats", "--format", "json"]).output().unwrap())["dropped"]["rows"]
-            .as_u64()
-            .unwrap_or(0);
-    let locker = Locker::hold(&recorded.db());
-    let started = Instant::now();
-    let (mut during_lock, stdin) = recorded.bridge("during-lock", "curl https://example.invalid/b");
-    during_lock.env("HOOKWIRE_STORE_FLUSH_MS", "200");
-    let locked = run(during_lock, &stdin);
-    let elapsed = started.elapsed();
-    locker.release();
-    assert_eq!(locked.stdout, unlocked.stdout, "the same answer with the database locked\n{}", locked.describe());
-    assert_eq!(locked.code, unlocked.code);
-    assert!(locked.deny_reason().contains("curl is not allowed"), "{}", locked.describe());
-    assert!(
-        !locked.stderr.to_lowercase().contains("lock"),
-        "nothing about the store reaches the agent\n{}",
-        locked.describe()
-    );
-    // The store gives up 200 ms after the answer is out; the writer's own retry bound is 5 s.
-    assert!(
-        elapsed < Duration::from_secs(4),
-        "the bridge waited {elapsed:?} on a locked database\n{}",
-        locked.describe()
-    );
     let sessions: Vec<Value> = recorded.log(&[]).iter().map(|f| f["session"].clone()).collect();
-    assert!(!sessions.contains(&json!("during-lock")), "the locked call's row was dropped, not half-written");
-    let log = recorded.hookwire(&["log"]).output().unwrap();
-    let stderr = String::from_utf8_lossy(&log.stderr);
-    assert!(stderr.contains("dropped") && stderr.contains("exit deadline"), "log reports the drop: {stderr}");
-    let stats = json_stdout(&recorded.hookwire(&["stats", "--format", "json"]).output().unwrap());
-    assert_eq!(stats["dropped"]["rows"], dropped_before + 1, "{stats}");
-    // Once the lock is gone, the next call is recorded again.
-    let started = Instant::now();
-    recorded.call("after", "echo again");
-    while recorded.log(&["--session", "after"]).is_empty() {
-        // (a row can miss its exit deadline on a loaded machine: try again, boundedly)
-        assert!(started.elapsed() < Duration::from_secs(30), "no call is recorded after the lock is gone");
-        recorded.call("after", "echo again");
+    assert_eq!(sessions, [json!("baseline"), json!("before")]);
+    // More spool files than a bridge leaves before it imports the spool itself: some of the
+    // calls below then try to import into the locked database, and must leave the files.
+    let spool = hook_store::spool_dir(&recorded.db());
+    let filler = std::fs::read_dir(&spool).map(|entries| entries.count()).unwrap_or(0);
+    assert_eq!(filler, 0, "the reader imported the spool");
+    let locker = Locker::hold(&recorded.db());
+    for n in 0..=hook_store::IMPORT_ABOVE {
+        let (mut call, stdin) = recorded.bridge(&format!("filler-{n}"), "echo fill");
+        call.env("HOOKWIRE_STORE_FLUSH_MS", "200");
+        assert_eq!(run(call, &stdin).code, 0);
     }
+    let started = Instant::now();
+    let mut locked = Vec::new();
+    for n in 0..8 {
+        let (mut during_lock, stdin) = recorded.bridge(&format!("during-lock-{n}"), "curl https://example.invalid/b");
+        during_lock.env("HOOKWIRE_STORE_FLUSH_MS", "200");
+        locked.push(run(during_lock, &stdin));
+    }
+    let elapsed = started.elapsed();
+    for locked in &locked {
+        assert_eq!(locked.stdout, unlocked.stdout, "the same answer with the database locked\n{}", locked.describe());
+        assert_eq!(locked.code, unlocked.code);
+        assert!(locked.deny_reason().contains("curl is not allowed"), "{}", locked.describe());
+        assert!(
+            !locked.stderr.to_lowercase().contains("lock"),
+            "nothing about the store reaches the agent\n{}",
+            locked.describe()
+        );
+    }
+    // A bridge that tries to import gives up 200 ms after its answer is out.
+    assert!(elapsed < Duration::from_secs(20), "eight bridge calls waited {elapsed:?} on a locked database");
+    let waiting = std::fs::read_dir(&spool).unwrap().count();
+    assert_eq!(waiting, hook_store::IMPORT_ABOVE + 1 + 8, "every call's file waits in the spool");
+    locker.release();
+    // Once the lock is gone, the next reader imports them all, and nothing was dropped.
+    let fires = recorded.log(&[]);
+    assert_eq!(fires.len(), 2 + hook_store::IMPORT_ABOVE + 1 + 8);
+    let sessions: Vec<Value> = fires.iter().map(|f| f["session"].clone()).collect();
+    for n in 0..8 {
+        assert!(sessions.contains(&json!(format!("during-lock-{n}"))), "{sessions:?}");
+    }
+    let log = recorded.hookwire(&["log"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&log.stderr).contains("dropped"), "{}", crate::common::both(&log));
+    let stats = json_stdout(&recorded.hookwire(&["stats", "--format", "json"]).output().unwrap());
+    assert_eq!(stats["dropped"]["rows"], 0, "{stats}");
+}
+
+#[test]
+fn a_bridge_call_opens_no_database_and_the_next_reader_shows_it() {
+    let recorded = Recorded::new("store-spool");
+    let denied = recorded.call("spooled", "curl https://example.invalid/spool");
+    assert!(denied.deny_reason().contains("curl is not allowed"), "{}", denied.describe());
+    assert!(!recorded.db().exists(), "the bridge created no SQLite file");
+    for suffix in ["-wal", "-shm", ".drops"] {
+        assert!(!PathBuf::from(format!("{}{suffix}", recorded.db().display())).exists(), "{suffix}");
+    }
+    let spool = hook_store::spool_dir(&recorded.db());
+    let files: Vec<PathBuf> = std::fs::read_dir(&spool).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.ends_with(".jsonl") && !name.starts_with('.'), "{name}");
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(std::fs::metadata(&spool).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777, 0o600);
+    let fires = recorded.log(&[]);
+    assert_eq!(fires.len(), 1);
+    assert_eq!(fires[0]["session"], "spooled");
+    assert_eq!(fires[0]["origin"], "bridge");
+    assert_eq!(fires[0]["verdict"], "deny");
+    assert!(fires[0]["reason"].as_str().unwrap().contains("curl is not allowed"), "{}", fires[0]);
+    assert_eq!(fires[0]["hooks"].as_array().unwrap().len(), 1, "{}", fires[0]);
+    assert!(recorded.db().exists(), "the reader made the database");
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0, "and emptied the spool");
 }
 
 #[test]
 fn retention_prunes_fires_older_than_its_age_on_a_later_call() {
     let recorded = Recorded::new("store-retention");
     recorded.call("recent", "echo 1");
+    // The bridge left its fire in the spool: the first reader makes the database.
+    assert_eq!(recorded.log(&[]).len(), 1);
     // Forty days ago, three fires (with a hook run each); the last prune two hours ago.
     let script = "import sqlite3, sys, time\n\
                   db = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
