@@ -144,7 +144,8 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, hook_shell::S
 }
 
 fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(), hook_shell::ShellError> {
-    if let Some(bomb) = fork_bomb(script) {
+    let runs = hook_shell::runs(script)?;
+    for bomb in runs.fork_bombs {
         out.push(SimpleCommand {
             words: vec![FORK_BOMB.to_owned(), bomb],
             program: FORK_BOMB.to_owned(),
@@ -154,7 +155,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             writes: Vec::new(),
         });
     }
-    for mut invocation in hook_shell::invocations(script)? {
+    for mut invocation in runs.invocations {
         let Some(first) = invocation.words.first() else { continue };
         // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal.
         if let Some(literal) = echoed_literal(first) {
@@ -187,22 +188,9 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
     Ok(())
 }
 
-/// The program name a fork bomb is reported as (no real program has it): packs match it.
+/// The program name a fork bomb hook-shell finds in the syntax tree ([`hook_shell::Runs`]) is
+/// reported as (no real program has it): packs match it.
 pub(crate) const FORK_BOMB: &str = "fork-bomb";
-
-/// The definition of a fork bomb in `script` — a function whose body pipes itself into itself
-/// in the background (`:(){ :|:& };:`, `bomb() { bomb | bomb & }; bomb`) — if it holds one.
-fn fork_bomb(script: &str) -> Option<String> {
-    static BOMB: OnceLock<Regex> = OnceLock::new();
-    let bomb = BOMB.get_or_init(|| {
-        Regex::new(r"([\w:.-]+)\s*\(\s*\)\s*\{\s*([\w:.-]+)\s*\|\s*([\w:.-]+)\s*&\s*;?\s*\}")
-            .expect("the fork-bomb pattern is valid")
-    });
-    bomb.captures_iter(script).find_map(|c| {
-        let name = c.get(1)?.as_str();
-        (c.get(2)?.as_str() == name && c.get(3)?.as_str() == name).then(|| c[0].to_owned())
-    })
-}
 
 /// `$(echo WORD)`, `` `echo WORD` `` or `$(printf WORD)` with a plain literal: `WORD`.
 fn echoed_literal(word: &str) -> Option<String> {
@@ -395,9 +383,11 @@ mod tests {
 
     #[test]
     fn fork_bombs_and_echoed_programs() {
-        assert!(fork_bomb(":(){ :|:& };:").is_some());
-        assert!(fork_bomb("bomb() { bomb | bomb & }; bomb").is_some());
-        assert!(fork_bomb("f() { g | h & }; f").is_none());
+        let bombs = |script| simple_commands(script).unwrap().into_iter().filter(|c| c.program == FORK_BOMB).count();
+        assert_eq!(bombs(":(){ :|:& };:"), 1);
+        assert_eq!(bombs("bomb() { bomb | bomb & }; bomb"), 1);
+        assert_eq!(bombs("f() { g | h & }; f"), 0);
+        assert_eq!(bombs("echo ':(){ :|:& };:'"), 0);
         assert_eq!(echoed_literal("$(echo rm)").as_deref(), Some("rm"));
         assert_eq!(echoed_literal("`echo pwd`").as_deref(), Some("pwd"));
         assert_eq!(echoed_literal("$(cat x)"), None);

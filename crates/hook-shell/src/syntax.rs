@@ -11,7 +11,8 @@
 use std::io::Cursor;
 
 use brush_parser::{
-    ParseError, Parser, ParserOptions, TokenizerError, ast,
+    ParseError, Parser, ParserOptions, TokenizerError,
+    ast::{self, SourceLocation as _},
     word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece},
 };
 
@@ -117,6 +118,9 @@ pub(crate) enum Item {
     Open,
     /// The subshell ends.
     Close,
+    /// A function defined to run itself at least twice, once at least in a pipeline or in the
+    /// background — a fork bomb (`:(){ :|:& };:`) — as written.
+    ForkBomb(String),
 }
 
 /// The value of a word known from its text alone (no variable, substitution or arithmetic).
@@ -248,7 +252,15 @@ impl Reader<'_> {
             ast::Command::Simple(simple) => self.simple(simple),
             ast::Command::Compound(compound, redirects) => self.compound(compound, redirects.as_ref()),
             // A function's body runs when it is called: its commands are the script's.
-            ast::Command::Function(function) => self.compound(&function.body.0, function.body.1.as_ref()),
+            ast::Command::Function(function) => {
+                if is_fork_bomb(&function.fname.value, &function.body.0) {
+                    let written = function.location().map(|span| self.source(&span)).unwrap_or_default();
+                    let text =
+                        if written.is_empty() { format!("{}() {{ … }}", function.fname.value) } else { written };
+                    self.items.push(Item::ForkBomb(text));
+                }
+                self.compound(&function.body.0, function.body.1.as_ref());
+            }
             ast::Command::ExtendedTest(test, redirects) => {
                 let mut words = Vec::new();
                 self.test_words(&test.expr, &mut words);
@@ -570,6 +582,78 @@ impl Reader<'_> {
                 word.pieces.push(Piece::Arithmetic);
             }
         }
+    }
+}
+
+/// Whether the body of the function `name` runs the function at least twice, once at least in
+/// a process of its own (a stage of a pipeline of several, a background job, a subshell): each
+/// call then starts two more, without end. Plain recursion (`f(){ f; }`) stays in one process.
+fn is_fork_bomb(name: &str, body: &ast::CompoundCommand) -> bool {
+    let (mut calls, mut forked) = (0, 0);
+    self_calls_in_compound(name, body, false, &mut calls, &mut forked);
+    calls >= 2 && forked >= 1
+}
+
+fn self_calls_in_list(name: &str, list: &ast::CompoundList, forked: bool, calls: &mut usize, forks: &mut usize) {
+    for ast::CompoundListItem(and_or, separator) in &list.0 {
+        let background = forked || matches!(separator, ast::SeparatorOperator::Async);
+        let pipelines = std::iter::once(&and_or.first).chain(and_or.additional.iter().map(|next| match next {
+            ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline) => pipeline,
+        }));
+        for pipeline in pipelines {
+            let stage_forked = background || pipeline.seq.len() > 1;
+            for command in &pipeline.seq {
+                match command {
+                    ast::Command::Simple(simple) => {
+                        if simple.word_or_name.as_ref().is_some_and(|word| word.value == name) {
+                            *calls += 1;
+                            *forks += usize::from(stage_forked);
+                        }
+                    }
+                    ast::Command::Compound(compound, _) => {
+                        self_calls_in_compound(name, compound, stage_forked, calls, forks);
+                    }
+                    ast::Command::Function(_) | ast::Command::ExtendedTest(..) => {}
+                }
+            }
+        }
+    }
+}
+
+fn self_calls_in_compound(
+    name: &str,
+    compound: &ast::CompoundCommand,
+    forked: bool,
+    calls: &mut usize,
+    forks: &mut usize,
+) {
+    match compound {
+        ast::CompoundCommand::BraceGroup(group) => self_calls_in_list(name, &group.list, forked, calls, forks),
+        ast::CompoundCommand::Subshell(subshell) => self_calls_in_list(name, &subshell.list, true, calls, forks),
+        ast::CompoundCommand::IfClause(clause) => {
+            self_calls_in_list(name, &clause.condition, forked, calls, forks);
+            self_calls_in_list(name, &clause.then, forked, calls, forks);
+            for branch in clause.elses.iter().flatten() {
+                if let Some(condition) = &branch.condition {
+                    self_calls_in_list(name, condition, forked, calls, forks);
+                }
+                self_calls_in_list(name, &branch.body, forked, calls, forks);
+            }
+        }
+        ast::CompoundCommand::WhileClause(clause) | ast::CompoundCommand::UntilClause(clause) => {
+            self_calls_in_list(name, &clause.0, forked, calls, forks);
+            self_calls_in_list(name, &clause.1.list, forked, calls, forks);
+        }
+        ast::CompoundCommand::ForClause(clause) => self_calls_in_list(name, &clause.body.list, forked, calls, forks),
+        ast::CompoundCommand::ArithmeticForClause(clause) => {
+            self_calls_in_list(name, &clause.body.list, forked, calls, forks);
+        }
+        ast::CompoundCommand::CaseClause(clause) => {
+            for list in clause.cases.iter().filter_map(|case| case.cmd.as_ref()) {
+                self_calls_in_list(name, list, forked, calls, forks);
+            }
+        }
+        ast::CompoundCommand::Arithmetic(_) | ast::CompoundCommand::Coprocess(_) => {}
     }
 }
 
