@@ -25,6 +25,11 @@ pub struct SimpleCommand {
     pub runs_unknown: bool,
     /// Files its output is redirected to.
     pub writes: Vec<String>,
+    /// The operands it writes, as written or joined to a destination directory: the
+    /// destination of `cp` / `mv` / `install` / `ln` (and, since the destination may be a
+    /// directory, the destination joined with each source's name), every directory of
+    /// `install -d`, every file of `tee` and `sed -i`. The sources of a copy are only read.
+    pub written: Vec<String>,
 }
 
 /// Programs whose single-dash options are whole words (`find -delete`, `terraform -destroy`).
@@ -153,6 +158,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             operands: Vec::new(),
             runs_unknown: false,
             writes: Vec::new(),
+            written: Vec::new(),
         });
     }
     for mut invocation in runs.invocations {
@@ -165,6 +171,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         let program = basename(&invocation.words[0]);
         let args = &invocation.words[1..];
         let (flags, operands) = flags_and_operands(&program, args);
+        let written = written_operands(&program, args, &flags, &operands);
         let command = SimpleCommand {
             words: invocation.words.clone(),
             program,
@@ -172,6 +179,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             operands,
             runs_unknown: invocation.runs_unknown,
             writes: invocation.writes,
+            written,
         };
         if depth < 2
             && INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
@@ -186,6 +194,63 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         out.push(command);
     }
     Ok(())
+}
+
+/// The operands `program` writes (see [`SimpleCommand::written`]).
+fn written_operands(program: &str, args: &[String], flags: &[String], operands: &[String]) -> Vec<String> {
+    match program {
+        "tee" => return operands.to_vec(),
+        "sed" if flags.iter().any(|f| f == "i" || f == "--in-place") => return operands.to_vec(),
+        "install" if flags.iter().any(|f| f == "d" || f == "--directory") => return operands.to_vec(),
+        "cp" | "mv" | "install" | "ln" => {}
+        _ => return Vec::new(),
+    }
+    let into = |dir: &str, sources: &mut dyn Iterator<Item = &String>| -> Vec<String> {
+        let dir = dir.trim_end_matches('/');
+        let mut out = vec![if dir.is_empty() { "/".to_owned() } else { dir.to_owned() }];
+        for source in sources {
+            let name = source.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+            if !name.is_empty() && name != "." && name != ".." {
+                out.push(format!("{dir}/{name}"));
+            }
+        }
+        out
+    };
+    // `-t DIR`, `-tDIR`, `--target-directory=DIR`, `--target-directory DIR`: every operand is
+    // a source (the flag reader took `DIR` for one).
+    let mut target = None;
+    let mut options_over = false;
+    for (i, arg) in args.iter().enumerate() {
+        if options_over || !arg.starts_with('-') || arg.len() < 2 {
+            continue;
+        }
+        if arg == "--" {
+            options_over = true;
+        } else if let Some(dir) = arg.strip_prefix("--target-directory=") {
+            target = Some(dir.to_owned());
+        } else if arg == "--target-directory" {
+            target = args.get(i + 1).cloned();
+        } else if !arg.starts_with("--")
+            && let Some(at) = arg.find('t')
+        {
+            target = if at + 1 == arg.len() { args.get(i + 1).cloned() } else { Some(arg[at + 1..].to_owned()) };
+        }
+    }
+    if let Some(dir) = target {
+        let mut skipped = false;
+        let mut sources = operands.iter().filter(|o| {
+            let is_dir = !skipped && **o == dir;
+            skipped |= is_dir;
+            !is_dir
+        });
+        return into(&dir, &mut sources);
+    }
+    match operands {
+        // `ln -s TARGET` makes the link in the working directory.
+        [only] if program == "ln" => into(".", &mut std::iter::once(only)).split_off(1),
+        [sources @ .., destination] if !sources.is_empty() => into(destination, &mut sources.iter()),
+        _ => Vec::new(),
+    }
 }
 
 /// The program name a fork bomb hook-shell finds in the syntax tree ([`hook_shell::Runs`]) is
@@ -391,5 +456,19 @@ mod tests {
         assert_eq!(echoed_literal("$(echo rm)").as_deref(), Some("rm"));
         assert_eq!(echoed_literal("`echo pwd`").as_deref(), Some("pwd"));
         assert_eq!(echoed_literal("$(cat x)"), None);
+    }
+
+    #[test]
+    fn only_destinations_are_written() {
+        let written = |line: &str| simple_commands(line).unwrap().remove(0).written;
+        assert_eq!(written("cp ~/.bashrc backup"), ["backup", "backup/.bashrc"]);
+        assert_eq!(written("cp a b ~/"), ["~", "~/a", "~/b"]);
+        assert_eq!(written("cp -t ~/.ssh k.pub"), ["~/.ssh", "~/.ssh/k.pub"]);
+        assert_eq!(written("mv --target-directory=/d x"), ["/d", "/d/x"]);
+        assert_eq!(written("ln -s ~/.bashrc"), ["./.bashrc"]);
+        assert_eq!(written("tee -a f g"), ["f", "g"]);
+        assert_eq!(written("sed -i s/a/b/ f"), ["s/a/b/", "f"]);
+        assert_eq!(written("install -d /x /y"), ["/x", "/y"]);
+        assert!(written("cat ~/.bashrc").is_empty());
     }
 }

@@ -314,7 +314,7 @@ impl CompiledRule {
         if !self.paths.is_empty() {
             let normal = |a: &String| normalize_path(a, call.cwd, call.home);
             let named: Vec<PathBuf> = rest.iter().chain(&command.writes).map(normal).collect();
-            let written: Vec<PathBuf> = command.writes.iter().map(normal).collect();
+            let written: Vec<PathBuf> = command.writes.iter().chain(&command.written).map(normal).collect();
             if !named.iter().any(|t| self.path_matches(t, call.home, false))
                 && !written.iter().any(|t| self.path_matches(t, call.home, true))
             {
@@ -329,7 +329,8 @@ impl CompiledRule {
 
     /// Whether `path` matches the rule's globs and none of its exclusions. A shell command's
     /// operands are matched against the globs without `>` (`written` false), the files its output
-    /// is redirected to against the `>` globs too (`written` true); a file tool's paths are
+    /// is redirected to and the operands it writes (the destination of `cp`, see
+    /// [`SimpleCommand::written`]) against the `>` globs too (`written` true); a file tool's paths are
     /// what it writes or reads, matched against every glob.
     fn path_matches(&self, path: &Path, home: Option<&Path>, written: bool) -> bool {
         let text = path.to_string_lossy();
