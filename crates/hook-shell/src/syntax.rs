@@ -146,15 +146,22 @@ fn options() -> ParserOptions {
 /// (`(`, `{`, `[`, a backquote, a quote, `!`) and every reserved word that can, whether or not
 /// it closes.
 fn openers(text: &str) -> usize {
-    let chars = text.bytes().filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'"' | b'\'' | b'!')).count();
-    let words = text
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-        .filter(|word| {
-            matches!(*word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case" | "select")
-                || matches!(*word, "function" | "coproc")
-        })
-        .count();
-    chars + words
+    // One pass: this runs on every text parsed (each `$(...)` again), before the parse.
+    let opens_level = |word: &str| {
+        matches!(word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case" | "select")
+            || matches!(word, "function" | "coproc")
+    };
+    let (mut count, mut word_start) = (0, 0);
+    for (i, c) in text.char_indices() {
+        if matches!(c, '(' | '{' | '[' | '`' | '"' | '\'' | '!') {
+            count += 1;
+        }
+        if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')') {
+            count += usize::from(opens_level(&text[word_start..i]));
+            word_start = i + c.len_utf8();
+        }
+    }
+    count + usize::from(opens_level(&text[word_start..]))
 }
 
 /// Refuses a text nested deeper than the stack it is parsed on can hold.
@@ -497,6 +504,11 @@ impl Reader<'_> {
             // word grammar reads: they are their own text, without a second parse.
             return RawWord { pieces: vec![Piece::Text(raw.to_owned())], raw: raw.to_owned(), nested: Vec::new() };
         }
+        if let Some(text) = quoted_plain(raw) {
+            // Quoted strings without expansions (`'rm -rf ~'`, `"a b"`) are as plain: most of
+            // the rest of a script's words, and the word grammar is a good part of a parse.
+            return RawWord { pieces: vec![Piece::Text(text)], raw: raw.to_owned(), nested: Vec::new() };
+        }
         self.pieces_of(raw, word::parse(raw, &options()))
     }
 
@@ -661,7 +673,46 @@ fn self_calls_in_compound(
 /// Whether `raw` is a word whose every character stands for itself: no quote, escape,
 /// expansion, glob, brace or tilde.
 fn is_plain(raw: &str) -> bool {
-    !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+%@^".contains(&b))
+    !raw.is_empty() && raw.bytes().all(is_plain_byte)
+}
+
+fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-_./=:,+%@^".contains(&b)
+}
+
+/// The text of a word made of plain characters (see [`is_plain`]), single-quoted strings and
+/// double-quoted strings without `$`, backquotes or backslashes (`'x y'`, `--m="a b"`), quotes
+/// removed; `None` for any other word, which the word grammar reads.
+fn quoted_plain(raw: &str) -> Option<String> {
+    let mut text = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(&first) = rest.as_bytes().first() {
+        match first {
+            b'\'' => {
+                let end = rest[1..].find('\'')?;
+                text.push_str(&rest[1..=end]);
+                rest = &rest[end + 2..];
+            }
+            b'"' => {
+                let inner = &rest[1..];
+                let end = inner.find(['"', '$', '`', '\\'])?;
+                if inner.as_bytes()[end] != b'"' {
+                    return None;
+                }
+                text.push_str(&inner[..end]);
+                rest = &inner[end + 1..];
+            }
+            _ => {
+                let end = rest.bytes().position(|b| !is_plain_byte(b)).unwrap_or(rest.len());
+                if end == 0 {
+                    return None;
+                }
+                text.push_str(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+    }
+    (!raw.is_empty()).then_some(text)
 }
 
 fn push_text(pieces: &mut Vec<Piece>, text: &str) {
@@ -838,5 +889,69 @@ fn expr_parameter(expr: &ParameterExpr) -> Option<&Parameter> {
         | ParameterExpr::LowercasePattern { parameter, .. }
         | ParameterExpr::ReplaceSubstring { parameter, .. } => Some(parameter),
         ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Reader, openers, options, quoted_plain, word};
+
+    /// A word read without the word grammar reads as the grammar reads it.
+    #[test]
+    fn quoted_plain_words_read_as_the_grammar_reads_them() {
+        let mut reader = Reader { text: "", depth: 0, levels: 24, items: Vec::new() };
+        for raw in [
+            "'rm -rf ~'",
+            "\"a b\"",
+            "--m=\"x y\"",
+            "'a'\"b\"c",
+            "''",
+            "\"\"",
+            "\"'\"",
+            "'\"'",
+            "\"a*b?[c]\"",
+            "'$HOME \\ `x`'",
+            "\"it's ~ {a,b} ! # ;\"",
+            "x'y'z",
+            "'é ü'",
+        ] {
+            let text = quoted_plain(raw).unwrap_or_else(|| panic!("{raw} is quoted plain text"));
+            let read = reader.pieces_of(raw, word::parse(raw, &options()));
+            assert_eq!(read.pieces, [super::Piece::Text(text)], "{raw}");
+            assert!(read.nested.is_empty());
+        }
+        for raw in ["", "\"$x\"", "\"a\\\"b\"", "'open", "\"open", "a*", "~/x", "$'x'", "\"`x`\"", "a#b", "{a,b}"] {
+            assert_eq!(quoted_plain(raw), None, "{raw}");
+        }
+    }
+
+    /// The one-pass count is the count of the characters and the reserved words between
+    /// separators, as the text splits.
+    #[test]
+    fn openers_count_characters_and_reserved_words() {
+        let split_count = |text: &str| {
+            let chars = text.bytes().filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'"' | b'\'' | b'!')).count();
+            let words = text
+                .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+                .filter(|word| {
+                    matches!(*word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case")
+                        || matches!(*word, "select" | "function" | "coproc")
+                })
+                .count();
+            chars + words
+        };
+        for text in [
+            "",
+            "if",
+            "if true; then echo $(x); fi",
+            "for i in a b; do (echo \"$i\"); done",
+            "if\u{a0}true;then\u{2003}x;fi",
+            "ifx; doy; { [ ! -e f ] }; `a`; 'q'",
+            "case x in a) ;; esac|while:do",
+        ] {
+            assert_eq!(openers(text), split_count(text), "{text:?}");
+        }
+        let long = "if a; then b \"$(c d)\" 'e' | f & fi\nfor x in y; do { z; }; done\n".repeat(200);
+        assert_eq!(openers(&long), split_count(&long));
     }
 }
