@@ -25,6 +25,11 @@ pub struct SimpleCommand {
     pub runs_unknown: bool,
     /// Files its output is redirected to.
     pub writes: Vec<String>,
+    /// The operands it writes, as written or joined to a destination directory: the
+    /// destination of `cp` / `mv` / `install` / `ln` (and, since the destination may be a
+    /// directory, the destination joined with each source's name), every directory of
+    /// `install -d`, every file of `tee` and `sed -i`. The sources of a copy are only read.
+    pub written: Vec<String>,
 }
 
 /// Programs whose single-dash options are whole words (`find -delete`, `terraform -destroy`).
@@ -144,7 +149,8 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, hook_shell::S
 }
 
 fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(), hook_shell::ShellError> {
-    if let Some(bomb) = fork_bomb(script) {
+    let runs = hook_shell::runs(script)?;
+    for bomb in runs.fork_bombs {
         out.push(SimpleCommand {
             words: vec![FORK_BOMB.to_owned(), bomb],
             program: FORK_BOMB.to_owned(),
@@ -152,9 +158,10 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             operands: Vec::new(),
             runs_unknown: false,
             writes: Vec::new(),
+            written: Vec::new(),
         });
     }
-    for mut invocation in hook_shell::invocations(script)? {
+    for mut invocation in runs.invocations {
         let Some(first) = invocation.words.first() else { continue };
         // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal.
         if let Some(literal) = echoed_literal(first) {
@@ -164,6 +171,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         let program = basename(&invocation.words[0]);
         let args = &invocation.words[1..];
         let (flags, operands) = flags_and_operands(&program, args);
+        let written = written_operands(&program, args, &flags, &operands);
         let command = SimpleCommand {
             words: invocation.words.clone(),
             program,
@@ -171,6 +179,7 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             operands,
             runs_unknown: invocation.runs_unknown,
             writes: invocation.writes,
+            written,
         };
         if depth < 2
             && INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
@@ -187,22 +196,66 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
     Ok(())
 }
 
-/// The program name a fork bomb is reported as (no real program has it): packs match it.
-pub(crate) const FORK_BOMB: &str = "fork-bomb";
-
-/// The definition of a fork bomb in `script` — a function whose body pipes itself into itself
-/// in the background (`:(){ :|:& };:`, `bomb() { bomb | bomb & }; bomb`) — if it holds one.
-fn fork_bomb(script: &str) -> Option<String> {
-    static BOMB: OnceLock<Regex> = OnceLock::new();
-    let bomb = BOMB.get_or_init(|| {
-        Regex::new(r"([\w:.-]+)\s*\(\s*\)\s*\{\s*([\w:.-]+)\s*\|\s*([\w:.-]+)\s*&\s*;?\s*\}")
-            .expect("the fork-bomb pattern is valid")
-    });
-    bomb.captures_iter(script).find_map(|c| {
-        let name = c.get(1)?.as_str();
-        (c.get(2)?.as_str() == name && c.get(3)?.as_str() == name).then(|| c[0].to_owned())
-    })
+/// The operands `program` writes (see [`SimpleCommand::written`]).
+fn written_operands(program: &str, args: &[String], flags: &[String], operands: &[String]) -> Vec<String> {
+    match program {
+        "tee" => return operands.to_vec(),
+        "sed" if flags.iter().any(|f| f == "i" || f == "--in-place") => return operands.to_vec(),
+        "install" if flags.iter().any(|f| f == "d" || f == "--directory") => return operands.to_vec(),
+        "cp" | "mv" | "install" | "ln" => {}
+        _ => return Vec::new(),
+    }
+    let into = |dir: &str, sources: &mut dyn Iterator<Item = &String>| -> Vec<String> {
+        let dir = dir.trim_end_matches('/');
+        let mut out = vec![if dir.is_empty() { "/".to_owned() } else { dir.to_owned() }];
+        for source in sources {
+            let name = source.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+            if !name.is_empty() && name != "." && name != ".." {
+                out.push(format!("{dir}/{name}"));
+            }
+        }
+        out
+    };
+    // `-t DIR`, `-tDIR`, `--target-directory=DIR`, `--target-directory DIR`: every operand is
+    // a source (the flag reader took `DIR` for one).
+    let mut target = None;
+    let mut options_over = false;
+    for (i, arg) in args.iter().enumerate() {
+        if options_over || !arg.starts_with('-') || arg.len() < 2 {
+            continue;
+        }
+        if arg == "--" {
+            options_over = true;
+        } else if let Some(dir) = arg.strip_prefix("--target-directory=") {
+            target = Some(dir.to_owned());
+        } else if arg == "--target-directory" {
+            target = args.get(i + 1).cloned();
+        } else if !arg.starts_with("--")
+            && let Some(at) = arg.find('t')
+        {
+            target = if at + 1 == arg.len() { args.get(i + 1).cloned() } else { Some(arg[at + 1..].to_owned()) };
+        }
+    }
+    if let Some(dir) = target {
+        let mut skipped = false;
+        let mut sources = operands.iter().filter(|o| {
+            let is_dir = !skipped && **o == dir;
+            skipped |= is_dir;
+            !is_dir
+        });
+        return into(&dir, &mut sources);
+    }
+    match operands {
+        // `ln -s TARGET` makes the link in the working directory.
+        [only] if program == "ln" => into(".", &mut std::iter::once(only)).split_off(1),
+        [sources @ .., destination] if !sources.is_empty() => into(destination, &mut sources.iter()),
+        _ => Vec::new(),
+    }
 }
+
+/// The program name a fork bomb hook-shell finds in the syntax tree ([`hook_shell::Runs`]) is
+/// reported as (no real program has it): packs match it.
+pub(crate) const FORK_BOMB: &str = "fork-bomb";
 
 /// `$(echo WORD)`, `` `echo WORD` `` or `$(printf WORD)` with a plain literal: `WORD`.
 fn echoed_literal(word: &str) -> Option<String> {
@@ -395,11 +448,27 @@ mod tests {
 
     #[test]
     fn fork_bombs_and_echoed_programs() {
-        assert!(fork_bomb(":(){ :|:& };:").is_some());
-        assert!(fork_bomb("bomb() { bomb | bomb & }; bomb").is_some());
-        assert!(fork_bomb("f() { g | h & }; f").is_none());
+        let bombs = |script| simple_commands(script).unwrap().into_iter().filter(|c| c.program == FORK_BOMB).count();
+        assert_eq!(bombs(":(){ :|:& };:"), 1);
+        assert_eq!(bombs("bomb() { bomb | bomb & }; bomb"), 1);
+        assert_eq!(bombs("f() { g | h & }; f"), 0);
+        assert_eq!(bombs("echo ':(){ :|:& };:'"), 0);
         assert_eq!(echoed_literal("$(echo rm)").as_deref(), Some("rm"));
         assert_eq!(echoed_literal("`echo pwd`").as_deref(), Some("pwd"));
         assert_eq!(echoed_literal("$(cat x)"), None);
+    }
+
+    #[test]
+    fn only_destinations_are_written() {
+        let written = |line: &str| simple_commands(line).unwrap().remove(0).written;
+        assert_eq!(written("cp ~/.bashrc backup"), ["backup", "backup/.bashrc"]);
+        assert_eq!(written("cp a b ~/"), ["~", "~/a", "~/b"]);
+        assert_eq!(written("cp -t ~/.ssh k.pub"), ["~/.ssh", "~/.ssh/k.pub"]);
+        assert_eq!(written("mv --target-directory=/d x"), ["/d", "/d/x"]);
+        assert_eq!(written("ln -s ~/.bashrc"), ["./.bashrc"]);
+        assert_eq!(written("tee -a f g"), ["f", "g"]);
+        assert_eq!(written("sed -i s/a/b/ f"), ["s/a/b/", "f"]);
+        assert_eq!(written("install -d /x /y"), ["/x", "/y"]);
+        assert!(written("cat ~/.bashrc").is_empty());
     }
 }

@@ -2,6 +2,9 @@
 //! names checked), and their evaluation over one tool call.
 
 use std::{
+    borrow::Cow,
+    cell::OnceCell,
+    collections::HashMap,
     fmt,
     path::{Path, PathBuf},
     sync::OnceLock,
@@ -17,7 +20,7 @@ use regex::Regex;
 
 use crate::{
     command::{SimpleCommand, basename, flags_and_operands, normalize_path, pattern_flags, simple_commands},
-    glob::glob_match,
+    glob::{glob_match, glob_match_under},
     packs,
     when::{When, WhenEvalError, WhenInput},
 };
@@ -60,7 +63,25 @@ impl fmt::Display for Origin {
 struct PathGlob {
     negated: bool,
     writes_only: bool,
-    glob: String,
+    /// The glob as matched without a home directory (see [`expand_glob`]), built at load.
+    anywhere: String,
+    /// For a glob under `~`: what follows `~`, matched under the call's home directory.
+    under_home: Option<String>,
+}
+
+impl PathGlob {
+    fn new(negated: bool, writes_only: bool, glob: &str) -> PathGlob {
+        let under_home = glob.strip_prefix('~').filter(|rest| rest.is_empty() || rest.starts_with('/'));
+        PathGlob { negated, writes_only, anywhere: expand_glob(glob, None), under_home: under_home.map(str::to_owned) }
+    }
+
+    /// Whether the normalized absolute path `text` matches, `home` being the call's.
+    fn matches(&self, text: &str, home: Option<&str>) -> bool {
+        match (&self.under_home, home) {
+            (Some(rest), Some(home)) => glob_match_under(home, rest, text),
+            _ => glob_match(&self.anywhere, text),
+        }
+    }
 }
 
 /// One `command` pattern: program, leading operands and flags.
@@ -223,7 +244,7 @@ impl CompiledRule {
             .map(|glob| {
                 let (negated, glob) = glob.strip_prefix('!').map_or((false, glob), |g| (true, g));
                 let (writes_only, glob) = glob.strip_prefix('>').map_or((false, glob), |g| (true, g));
-                PathGlob { negated, writes_only, glob: glob.to_owned() }
+                PathGlob::new(negated, writes_only, glob)
             })
             .collect();
         let when = rule
@@ -284,39 +305,44 @@ impl CompiledRule {
     }
 
     /// Whether one simple command of `script` matches.
-    fn matches_command(&self, command: &SimpleCommand, script: &[SimpleCommand], call: &Call<'_>) -> bool {
-        if command.flags.iter().any(|f| f == "--help" || f == "--version") {
+    fn matches_command(&self, command: &Prepared<'_>, script: &[SimpleCommand], call: &CallFacts<'_>) -> bool {
+        if command.help {
             return false;
         }
+        let words = command.command;
         let Some(pattern) = self.commands.iter().find(|p| {
-            p.program == command.program
-                && command.operands.len() >= p.operands.len()
-                && p.operands.iter().zip(&command.operands).all(|(a, b)| a == b)
-                && p.flags.iter().all(|f| command.flags.contains(f))
+            p.program == words.program
+                && words.operands.len() >= p.operands.len()
+                && p.operands.iter().zip(&words.operands).all(|(a, b)| a == b)
+                && p.flags.iter().all(|f| words.flags.contains(f))
         }) else {
             return false;
         };
-        if !self.any_flags.is_empty() && !self.any_flags.iter().any(|f| command.flags.contains(f)) {
+        if !self.any_flags.is_empty() && !self.any_flags.iter().any(|f| words.flags.contains(f)) {
             return false;
         }
-        if self.not_flags.iter().any(|f| command.flags.contains(f)) {
+        if self.not_flags.iter().any(|f| words.flags.contains(f)) {
             return false;
         }
-        let rest = &command.operands[pattern.operands.len()..];
-        if !self.args.is_empty() && !rest.iter().any(|arg| self.args.iter().any(|glob| arg_matches(glob, arg, call))) {
+        let first = pattern.operands.len();
+        if !self.args.is_empty()
+            && !words.operands[first..].iter().enumerate().any(|(k, arg)| {
+                self.args.iter().any(|glob| arg_matches(glob, arg, || command.operand_path(first + k, call), call))
+            })
+        {
             return false;
         }
         if let Some(regex) = &self.args_regex
-            && !regex.is_match(&command.words[1..].join(" "))
+            && !regex.is_match(command.args(call))
         {
             return false;
         }
         if !self.paths.is_empty() {
-            let normal = |a: &String| normalize_path(a, call.cwd, call.home);
-            let named: Vec<PathBuf> = rest.iter().chain(&command.writes).map(normal).collect();
-            let written: Vec<PathBuf> = command.writes.iter().map(normal).collect();
-            if !named.iter().any(|t| self.path_matches(t, call.home, false))
-                && !written.iter().any(|t| self.path_matches(t, call.home, true))
+            let operands = &command.operand_paths(call)[first..];
+            let writes = command.write_paths(call);
+            let written = command.written_paths(call);
+            if !operands.iter().chain(writes).any(|t| self.path_matches(t, call.home.as_deref(), false))
+                && !writes.iter().chain(written).any(|t| self.path_matches(t, call.home.as_deref(), true))
             {
                 return false;
             }
@@ -329,19 +355,21 @@ impl CompiledRule {
 
     /// Whether `path` matches the rule's globs and none of its exclusions. A shell command's
     /// operands are matched against the globs without `>` (`written` false), the files its output
-    /// is redirected to against the `>` globs too (`written` true); a file tool's paths are
+    /// is redirected to and the operands it writes (the destination of `cp`, see
+    /// [`SimpleCommand::written`]) against the `>` globs too (`written` true); a file tool's paths are
     /// what it writes or reads, matched against every glob.
-    fn path_matches(&self, path: &Path, home: Option<&Path>, written: bool) -> bool {
-        let text = path.to_string_lossy();
-        let hit = |glob: &PathGlob| glob_match(&expand_glob(&glob.glob, home), &text);
+    fn path_matches(&self, text: &str, home: Option<&str>, written: bool) -> bool {
         let applies = |glob: &&PathGlob| written || !glob.writes_only;
-        self.paths.iter().filter(applies).any(|g| !g.negated && hit(g))
-            && !self.paths.iter().any(|g| g.negated && hit(g))
+        self.paths.iter().filter(applies).any(|g| !g.negated && g.matches(text, home))
+            && !self.paths.iter().any(|g| g.negated && g.matches(text, home))
     }
 
     /// Whether a call that is not a shell command matches (paths, content, url).
     fn matches_call(&self, call: &Call<'_>) -> bool {
-        if !self.paths.is_empty() && !call.paths.iter().any(|p| self.path_matches(p, call.home, true)) {
+        let home = call.home.map(Path::to_string_lossy);
+        if !self.paths.is_empty()
+            && !call.paths.iter().any(|p| self.path_matches(&p.to_string_lossy(), home.as_deref(), true))
+        {
             return false;
         }
         if let Some(content) = &self.content
@@ -380,22 +408,93 @@ fn expand_glob(glob: &str, home: Option<&Path>) -> String {
 }
 
 /// Whether operand `arg` matches `glob`: a glob naming a place (`/…`, `~…`, `$CWD…`,
-/// `$CWD_OR_PARENT`) is matched against the operand as a normalized absolute path, any other
-/// against the operand as written.
-fn arg_matches(glob: &str, arg: &str, call: &Call<'_>) -> bool {
-    let path = || normalize_path(arg, call.cwd, call.home);
+/// `$CWD_OR_PARENT`) is matched against the operand as a normalized absolute path (`path`),
+/// any other against the operand as written.
+fn arg_matches<'p>(glob: &str, arg: &str, path: impl FnOnce() -> &'p str, call: &CallFacts<'_>) -> bool {
     if glob == "$CWD_OR_PARENT" {
-        let path = path();
-        return call.cwd.starts_with(&path);
+        return call.call.cwd.starts_with(Path::new(path()));
     }
     if let Some(rest) = glob.strip_prefix("$CWD") {
-        return glob_match(&format!("{}{rest}", call.cwd.display()), &path().to_string_lossy());
+        return glob_match_under(&call.cwd, rest, path());
     }
     if glob.starts_with('/') || glob.starts_with('~') {
-        return glob_match(&expand_glob(glob, call.home), &path().to_string_lossy());
+        return match (glob.strip_prefix('~'), call.home.as_deref()) {
+            (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+                glob_match_under(home, rest, path())
+            }
+            _ if glob.starts_with('/') => glob_match(glob, path()),
+            _ => glob_match(&expand_glob(glob, None), path()),
+        };
     }
     // `.git/` names `.git`.
     glob_match(glob, arg) || (arg.len() > 1 && glob_match(glob, arg.trim_end_matches('/')))
+}
+
+/// What every rule reads of one call, worked out once per call rather than once per rule.
+struct CallFacts<'c> {
+    call: &'c Call<'c>,
+    cwd: Cow<'c, str>,
+    home: Option<Cow<'c, str>>,
+}
+
+/// One simple command of a call as rules compare it: its normalized paths and joined words are
+/// worked out on first need and shared by every rule tried on it.
+struct Prepared<'s> {
+    command: &'s SimpleCommand,
+    /// `--help` / `--version`: the command only prints.
+    help: bool,
+    operands: OnceCell<Vec<String>>,
+    writes: OnceCell<Vec<String>>,
+    written: OnceCell<Vec<String>>,
+    args: OnceCell<String>,
+    line: OnceCell<String>,
+}
+
+impl<'s> Prepared<'s> {
+    fn new(command: &'s SimpleCommand) -> Prepared<'s> {
+        Prepared {
+            command,
+            help: command.flags.iter().any(|f| f == "--help" || f == "--version"),
+            operands: OnceCell::new(),
+            writes: OnceCell::new(),
+            written: OnceCell::new(),
+            args: OnceCell::new(),
+            line: OnceCell::new(),
+        }
+    }
+
+    fn normal(words: &[String], call: &CallFacts<'_>) -> Vec<String> {
+        words.iter().map(|w| normalize_path(w, call.call.cwd, call.call.home).to_string_lossy().into_owned()).collect()
+    }
+
+    /// Its operands as normalized absolute paths.
+    fn operand_paths(&self, call: &CallFacts<'_>) -> &[String] {
+        self.operands.get_or_init(|| Prepared::normal(&self.command.operands, call))
+    }
+
+    fn operand_path(&self, index: usize, call: &CallFacts<'_>) -> &str {
+        &self.operand_paths(call)[index]
+    }
+
+    /// The files its output is redirected to, normalized.
+    fn write_paths(&self, call: &CallFacts<'_>) -> &[String] {
+        self.writes.get_or_init(|| Prepared::normal(&self.command.writes, call))
+    }
+
+    /// The operands it writes, normalized.
+    fn written_paths(&self, call: &CallFacts<'_>) -> &[String] {
+        self.written.get_or_init(|| Prepared::normal(&self.command.written, call))
+    }
+
+    /// Its arguments joined by spaces, as `args_regex` reads them.
+    fn args(&self, _call: &CallFacts<'_>) -> &str {
+        self.args.get_or_init(|| self.command.words[1..].join(" "))
+    }
+
+    /// The command line, as a hit names it.
+    fn line(&self) -> String {
+        self.line.get_or_init(|| self.command.words.join(" ")).clone()
+    }
 }
 
 /// One call, as rules see it.
@@ -510,6 +609,9 @@ pub struct Verdict {
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     rules: Vec<CompiledRule>,
+    /// The rules with a `command` pattern, by the programs their patterns name, in evaluation
+    /// order: a command is only tried against the rules naming its program.
+    by_program: HashMap<String, Vec<usize>>,
 }
 
 impl RuleSet {
@@ -527,7 +629,16 @@ impl RuleSet {
         for rule in &file.allow {
             rules.push(CompiledRule::compile(rule, Origin::File, true, file)?);
         }
-        Ok(RuleSet { rules })
+        let mut by_program: HashMap<String, Vec<usize>> = HashMap::new();
+        for (index, rule) in rules.iter().enumerate() {
+            for pattern in &rule.commands {
+                let indices = by_program.entry(pattern.program.clone()).or_default();
+                if indices.last() != Some(&index) {
+                    indices.push(index);
+                }
+            }
+        }
+        Ok(RuleSet { rules, by_program })
     }
 
     /// The rules, in evaluation order.
@@ -548,7 +659,9 @@ impl RuleSet {
 
     /// Evaluates the rules over `call`.
     pub fn evaluate(&self, call: &Call<'_>) -> Verdict {
-        let applicable: Vec<&CompiledRule> = self.rules.iter().filter(|r| r.applies(call.event, call.tool)).collect();
+        let applies: Vec<bool> = self.rules.iter().map(|r| r.applies(call.event, call.tool)).collect();
+        let applicable: Vec<&CompiledRule> =
+            self.rules.iter().zip(&applies).filter(|(_, applies)| **applies).map(|(rule, _)| rule).collect();
         let whens = Whens::of(&applicable, call);
         let mut verdict = Verdict::default();
         let mut hits = Vec::new();
@@ -583,24 +696,32 @@ impl RuleSet {
             match simple_commands(script) {
                 Ok(commands) => {
                     verdict.commands = commands.iter().map(|c| c.words.join(" ")).collect();
+                    let facts =
+                        CallFacts { call, cwd: call.cwd.to_string_lossy(), home: call.home.map(Path::to_string_lossy) };
+                    // The rule whose `undetermined` policy judges a command whose program is
+                    // not known: the strictest of those with a command pattern.
+                    let undetermined_rule = applicable
+                        .iter()
+                        .filter(|r| r.has_command() && r.undetermined != Undetermined::Allow)
+                        .max_by_key(|r| r.undetermined == Undetermined::Deny);
                     for command in &commands {
-                        let matched: Vec<&CompiledRule> = applicable
+                        let prepared = Prepared::new(command);
+                        let candidates = self.by_program.get(&command.program).map_or(&[][..], Vec::as_slice);
+                        let matched: Vec<&CompiledRule> = candidates
                             .iter()
-                            .copied()
-                            .filter(|r| r.has_command() && r.matches_command(command, &commands, call))
-                            .filter(|r| when_holds(r, Some(command.words.join(" ")), &mut hits))
+                            .filter(|&&index| applies[index])
+                            .map(|&index| &self.rules[index])
+                            .filter(|r| r.matches_command(&prepared, &commands, &facts))
+                            .filter(|r| when_holds(r, Some(prepared.line()), &mut hits))
                             .collect();
                         let excepted = matched.iter().any(|r| r.decision == RuleDecision::Allow && !r.shadow);
                         for rule in matched {
                             if rule.decision != RuleDecision::Allow && !excepted {
-                                hits.push(hit(rule, Some(command.words.join(" ")), None));
+                                hits.push(hit(rule, Some(prepared.line()), None));
                             }
                         }
                         if command.runs_unknown
-                            && let Some(rule) = applicable
-                                .iter()
-                                .filter(|r| r.has_command() && r.undetermined != Undetermined::Allow)
-                                .max_by_key(|r| r.undetermined == Undetermined::Deny)
+                            && let Some(rule) = undetermined_rule
                         {
                             let decision = match rule.undetermined {
                                 Undetermined::Deny => RuleDecision::Deny,
@@ -608,9 +729,9 @@ impl RuleSet {
                             };
                             let reason = format!(
                                 "what `{}` runs cannot be known before it runs, so the guard rules cannot check it",
-                                command.words.join(" ")
+                                prepared.line()
                             );
-                            hits.push(hit(rule, Some(command.words.join(" ")), Some((decision, reason))));
+                            hits.push(hit(rule, Some(prepared.line()), Some((decision, reason))));
                         }
                     }
                 }

@@ -314,6 +314,9 @@ impl Walk<'_> {
                 Item::Command(command) => self.finish(command, analysis, depth, levels),
                 Item::Expand(words) => words.iter().for_each(|word| unreadable(word, analysis)),
                 Item::Unset(name) => self.vars.unset(name),
+                // Its commands are listed as the body's; what the definition is adds nothing
+                // to what the commands touch.
+                Item::ForkBomb(_) => {}
                 Item::Open => self.stack.push(self.cwd.clone()),
                 Item::Close => {
                     if let Some(cwd) = self.stack.pop() {
@@ -689,19 +692,37 @@ pub enum ShellError {
 /// A text the bash grammar rejects is an error, never an empty list: callers treat it as a
 /// command they cannot check.
 pub fn invocations(script: &str) -> Result<Vec<Invocation>, ShellError> {
+    runs(script).map(|runs| runs.invocations)
+}
+
+/// What a script runs, read from its syntax tree: every command (as [`invocations`] lists
+/// them) and the fork bombs it defines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Runs {
+    /// Every command it runs (see [`invocations`]).
+    pub invocations: Vec<Invocation>,
+    /// The fork bombs it defines, as written: functions that run themselves at least twice,
+    /// once at least in a pipeline or in the background (`:(){ :|:& };:`), in the script or in
+    /// what it runs (`sh -c '…'`, `eval '…'`, `$(…)`). A quoted string that only looks like
+    /// one (`echo ':(){ :|:& };:'`) is data, not a definition.
+    pub fork_bombs: Vec<String>,
+}
+
+/// [`invocations`] and the fork bombs `script` defines, from one parse.
+pub fn runs(script: &str) -> Result<Runs, ShellError> {
     syntax::with_stack(script, |levels| {
-        let mut out = Vec::new();
+        let mut out = Runs::default();
         collect_invocations(script, 0, levels, &mut out)?;
         Ok(out)
     })?
 }
 
-fn collect_invocations(script: &str, depth: usize, levels: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+fn collect_invocations(script: &str, depth: usize, levels: usize, out: &mut Runs) -> Result<(), ShellError> {
     let items = syntax::parse(script, depth, levels)?;
     items_invocations(&items, depth, levels, out)
 }
 
-fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<Invocation>) -> Result<(), ShellError> {
+fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Runs) -> Result<(), ShellError> {
     for item in items {
         match item {
             Item::Command(command) => {
@@ -714,10 +735,10 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<
                     .filter(|(redirect, _)| *redirect == Redirect::Output)
                     .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
                     .collect();
-                let first = out.len();
+                let first = out.invocations.len();
                 if command.words.is_empty() && !writes.is_empty() {
                     // A redirection alone (`> ~/.bashrc`) truncates its file, as `:` would.
-                    out.push(Invocation {
+                    out.invocations.push(Invocation {
                         words: vec![":".to_owned()],
                         raw: vec![String::new()],
                         runs_unknown: false,
@@ -728,7 +749,7 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<
                 command_stages(&command.words, stdin.as_deref(), depth, levels, out)?;
                 // The command's stages and what it runs (`sh -c '… > f'`) write its
                 // redirections; a nested command keeps its own as well.
-                for invocation in &mut out[first..] {
+                for invocation in &mut out.invocations[first..] {
                     invocation.writes.extend(writes.iter().cloned());
                 }
             }
@@ -737,6 +758,7 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<
                     nested_invocations(&word.nested, depth, levels, out)?;
                 }
             }
+            Item::ForkBomb(text) => out.fork_bombs.push(text.clone()),
             Item::Unset(_) | Item::Open | Item::Close => {}
         }
     }
@@ -744,12 +766,7 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Vec<
 }
 
 /// The commands run while a word is expanded (`$(...)`, backquotes, `<(...)`).
-fn nested_invocations(
-    nested: &[Nested],
-    depth: usize,
-    levels: usize,
-    out: &mut Vec<Invocation>,
-) -> Result<(), ShellError> {
+fn nested_invocations(nested: &[Nested], depth: usize, levels: usize, out: &mut Runs) -> Result<(), ShellError> {
     for script in nested {
         items_invocations(script.as_ref().map_err(|e| *e)?, depth + 1, levels, out)?;
     }
@@ -763,7 +780,7 @@ fn command_stages(
     stdin: Option<&str>,
     depth: usize,
     levels: usize,
-    out: &mut Vec<Invocation>,
+    out: &mut Runs,
 ) -> Result<(), ShellError> {
     let mut rest = words;
     while let Some((word, args)) = rest.split_first() {
@@ -776,7 +793,7 @@ fn command_stages(
             writes: Vec::new(),
         };
         let Some(program) = program.filter(|_| !is_assignment) else {
-            out.push(invocation);
+            out.invocations.push(invocation);
             if !is_assignment {
                 return Ok(());
             }
@@ -787,11 +804,11 @@ fn command_stages(
         let texts: Vec<Option<String>> = args.iter().map(|w| plain_text(&w.pieces)).collect();
         if WRAPPERS.contains(&kind) {
             if let Some(split) = env_split_string(kind, &texts) {
-                out.push(invocation);
+                out.invocations.push(invocation);
                 return match split {
                     Some(script) => collect_invocations(&script, depth + 1, levels, out),
                     None => {
-                        out.push(unknown_run(args));
+                        out.invocations.push(unknown_run(args));
                         Ok(())
                     }
                 };
@@ -801,19 +818,19 @@ fn command_stages(
                 .zip(&texts)
                 .map(|(w, text)| WrapperArg { text: text.as_deref(), is_assignment: assigned_name(&w.raw).is_some() })
                 .collect();
-            out.push(invocation);
+            out.invocations.push(invocation);
             rest = &args[wrapped_program(kind, &shape).min(args.len())..];
             continue;
         }
         if SHELLS.contains(&kind) {
             match shell_script(&texts) {
                 ShellRuns::Script(script) => {
-                    out.push(invocation);
+                    out.invocations.push(invocation);
                     return collect_invocations(&script, depth + 1, levels, out);
                 }
                 // `bash <<EOF ... EOF`: the here-document is the script.
                 ShellRuns::Unknown if stdin.is_some() && !texts.iter().any(|t| t.as_deref() == Some("-c")) => {
-                    out.push(invocation);
+                    out.invocations.push(invocation);
                     return collect_invocations(stdin.unwrap_or_default(), depth + 1, levels, out);
                 }
                 ShellRuns::Unknown => invocation.runs_unknown = true,
@@ -822,7 +839,7 @@ fn command_stages(
         } else if kind == "eval" {
             match texts.iter().cloned().collect::<Option<Vec<String>>>() {
                 Some(parts) => {
-                    out.push(invocation);
+                    out.invocations.push(invocation);
                     return collect_invocations(&parts.join(" "), depth + 1, levels, out);
                 }
                 None => invocation.runs_unknown = true,
@@ -830,7 +847,7 @@ fn command_stages(
         } else if kind == "find" {
             find_exec(args, &texts, depth, levels, out)?;
         }
-        out.push(invocation);
+        out.invocations.push(invocation);
         return Ok(());
     }
     Ok(())
@@ -912,7 +929,7 @@ fn find_exec(
     texts: &[Option<String>],
     depth: usize,
     levels: usize,
-    out: &mut Vec<Invocation>,
+    out: &mut Runs,
 ) -> Result<(), ShellError> {
     let mut i = 0;
     while i < texts.len() {
@@ -1099,5 +1116,22 @@ mod tests {
         let analysis = shell("./a.sh; fi");
         assert_eq!(analysis.undetermined.len(), 1, "{:?}", analysis.undetermined);
         assert!(analysis.undetermined[0].contains("not valid shell syntax"), "{:?}", analysis.undetermined);
+    }
+
+    #[test]
+    fn fork_bombs_are_function_definitions_not_quoted_text() {
+        let bombs = |script: &str| runs(script).expect("it parses").fork_bombs;
+        assert_eq!(bombs(":(){ :|:& };:"), [":(){ :|:& }"]);
+        assert_eq!(bombs("bomb() { bomb | bomb & }; bomb").len(), 1);
+        assert_eq!(bombs("f() { f | f; }; f").len(), 1);
+        assert_eq!(bombs("function b { b & b; }; b").len(), 1);
+        assert_eq!(bombs("sh -c ':(){ :|:& };:'").len(), 1);
+        assert_eq!(bombs("x=$(g(){ g|g& }; g)").len(), 1);
+        // Data, other functions and plain recursion are no bombs.
+        assert!(bombs("echo ':(){ :|:& };:'").is_empty());
+        assert!(bombs("grep 'bomb(){ bomb|bomb& }' notes.txt").is_empty());
+        assert!(bombs("f() { g | h & }; f").is_empty());
+        assert!(bombs("f() { f; }; f").is_empty());
+        assert!(bombs("f() { f & }; f").is_empty());
     }
 }

@@ -11,7 +11,8 @@
 use std::io::Cursor;
 
 use brush_parser::{
-    ParseError, Parser, ParserOptions, TokenizerError, ast,
+    ParseError, Parser, ParserOptions, TokenizerError,
+    ast::{self, SourceLocation as _},
     word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece},
 };
 
@@ -117,6 +118,9 @@ pub(crate) enum Item {
     Open,
     /// The subshell ends.
     Close,
+    /// A function defined to run itself at least twice, once at least in a pipeline or in the
+    /// background — a fork bomb (`:(){ :|:& };:`) — as written.
+    ForkBomb(String),
 }
 
 /// The value of a word known from its text alone (no variable, substitution or arithmetic).
@@ -142,15 +146,22 @@ fn options() -> ParserOptions {
 /// (`(`, `{`, `[`, a backquote, a quote, `!`) and every reserved word that can, whether or not
 /// it closes.
 fn openers(text: &str) -> usize {
-    let chars = text.bytes().filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'"' | b'\'' | b'!')).count();
-    let words = text
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-        .filter(|word| {
-            matches!(*word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case" | "select")
-                || matches!(*word, "function" | "coproc")
-        })
-        .count();
-    chars + words
+    // One pass: this runs on every text parsed (each `$(...)` again), before the parse.
+    let opens_level = |word: &str| {
+        matches!(word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case" | "select")
+            || matches!(word, "function" | "coproc")
+    };
+    let (mut count, mut word_start) = (0, 0);
+    for (i, c) in text.char_indices() {
+        if matches!(c, '(' | '{' | '[' | '`' | '"' | '\'' | '!') {
+            count += 1;
+        }
+        if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')') {
+            count += usize::from(opens_level(&text[word_start..i]));
+            word_start = i + c.len_utf8();
+        }
+    }
+    count + usize::from(opens_level(&text[word_start..]))
 }
 
 /// Refuses a text nested deeper than the stack it is parsed on can hold.
@@ -251,7 +262,15 @@ impl Reader<'_> {
             ast::Command::Simple(simple) => self.simple(simple),
             ast::Command::Compound(compound, redirects) => self.compound(compound, redirects.as_ref()),
             // A function's body runs when it is called: its commands are the script's.
-            ast::Command::Function(function) => self.compound(&function.body.0, function.body.1.as_ref()),
+            ast::Command::Function(function) => {
+                if is_fork_bomb(&function.fname.value, &function.body.0) {
+                    let written = function.location().map(|span| self.source(&span)).unwrap_or_default();
+                    let text =
+                        if written.is_empty() { format!("{}() {{ … }}", function.fname.value) } else { written };
+                    self.items.push(Item::ForkBomb(text));
+                }
+                self.compound(&function.body.0, function.body.1.as_ref());
+            }
             ast::Command::ExtendedTest(test, redirects) => {
                 let mut words = Vec::new();
                 self.test_words(&test.expr, &mut words);
@@ -488,6 +507,11 @@ impl Reader<'_> {
             // word grammar reads: they are their own text, without a second parse.
             return RawWord { pieces: vec![Piece::Text(raw.to_owned())], raw: raw.to_owned(), nested: Vec::new() };
         }
+        if let Some(text) = quoted_plain(raw) {
+            // Quoted strings without expansions (`'rm -rf ~'`, `"a b"`) are as plain: most of
+            // the rest of a script's words, and the word grammar is a good part of a parse.
+            return RawWord { pieces: vec![Piece::Text(text)], raw: raw.to_owned(), nested: Vec::new() };
+        }
         self.pieces_of(raw, word::parse(raw, &options()))
     }
 
@@ -600,11 +624,122 @@ fn plain_command(text: &str) -> Option<Vec<Item>> {
     Some(vec![Item::Command(Command { words, redirects: Vec::new() })])
 }
 
+/// Whether the body of the function `name` runs the function at least twice, once at least in
+/// a process of its own (a stage of a pipeline of several, a background job, a subshell): each
+/// call then starts two more, without end. Plain recursion (`f(){ f; }`) stays in one process.
+fn is_fork_bomb(name: &str, body: &ast::CompoundCommand) -> bool {
+    let (mut calls, mut forked) = (0, 0);
+    self_calls_in_compound(name, body, false, &mut calls, &mut forked);
+    calls >= 2 && forked >= 1
+}
+
+fn self_calls_in_list(name: &str, list: &ast::CompoundList, forked: bool, calls: &mut usize, forks: &mut usize) {
+    for ast::CompoundListItem(and_or, separator) in &list.0 {
+        let background = forked || matches!(separator, ast::SeparatorOperator::Async);
+        let pipelines = std::iter::once(&and_or.first).chain(and_or.additional.iter().map(|next| match next {
+            ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline) => pipeline,
+        }));
+        for pipeline in pipelines {
+            let stage_forked = background || pipeline.seq.len() > 1;
+            for command in &pipeline.seq {
+                match command {
+                    ast::Command::Simple(simple) => {
+                        if simple.word_or_name.as_ref().is_some_and(|word| word.value == name) {
+                            *calls += 1;
+                            *forks += usize::from(stage_forked);
+                        }
+                    }
+                    ast::Command::Compound(compound, _) => {
+                        self_calls_in_compound(name, compound, stage_forked, calls, forks);
+                    }
+                    ast::Command::Function(_) | ast::Command::ExtendedTest(..) => {}
+                }
+            }
+        }
+    }
+}
+
+fn self_calls_in_compound(
+    name: &str,
+    compound: &ast::CompoundCommand,
+    forked: bool,
+    calls: &mut usize,
+    forks: &mut usize,
+) {
+    match compound {
+        ast::CompoundCommand::BraceGroup(group) => self_calls_in_list(name, &group.list, forked, calls, forks),
+        ast::CompoundCommand::Subshell(subshell) => self_calls_in_list(name, &subshell.list, true, calls, forks),
+        ast::CompoundCommand::IfClause(clause) => {
+            self_calls_in_list(name, &clause.condition, forked, calls, forks);
+            self_calls_in_list(name, &clause.then, forked, calls, forks);
+            for branch in clause.elses.iter().flatten() {
+                if let Some(condition) = &branch.condition {
+                    self_calls_in_list(name, condition, forked, calls, forks);
+                }
+                self_calls_in_list(name, &branch.body, forked, calls, forks);
+            }
+        }
+        ast::CompoundCommand::WhileClause(clause) | ast::CompoundCommand::UntilClause(clause) => {
+            self_calls_in_list(name, &clause.0, forked, calls, forks);
+            self_calls_in_list(name, &clause.1.list, forked, calls, forks);
+        }
+        ast::CompoundCommand::ForClause(clause) => self_calls_in_list(name, &clause.body.list, forked, calls, forks),
+        ast::CompoundCommand::ArithmeticForClause(clause) => {
+            self_calls_in_list(name, &clause.body.list, forked, calls, forks);
+        }
+        ast::CompoundCommand::CaseClause(clause) => {
+            for list in clause.cases.iter().filter_map(|case| case.cmd.as_ref()) {
+                self_calls_in_list(name, list, forked, calls, forks);
+            }
+        }
+        ast::CompoundCommand::Arithmetic(_) | ast::CompoundCommand::Coprocess(_) => {}
+    }
+}
+
 /// Pushes `text` onto the text piece at the end of `pieces`.
 /// Whether `raw` is a word whose every character stands for itself: no quote, escape,
 /// expansion, glob, brace or tilde.
 fn is_plain(raw: &str) -> bool {
-    !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+%@^".contains(&b))
+    !raw.is_empty() && raw.bytes().all(is_plain_byte)
+}
+
+fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-_./=:,+%@^".contains(&b)
+}
+
+/// The text of a word made of plain characters (see [`is_plain`]), single-quoted strings and
+/// double-quoted strings without `$`, backquotes or backslashes (`'x y'`, `--m="a b"`), quotes
+/// removed; `None` for any other word, which the word grammar reads.
+fn quoted_plain(raw: &str) -> Option<String> {
+    let mut text = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(&first) = rest.as_bytes().first() {
+        match first {
+            b'\'' => {
+                let end = rest[1..].find('\'')?;
+                text.push_str(&rest[1..=end]);
+                rest = &rest[end + 2..];
+            }
+            b'"' => {
+                let inner = &rest[1..];
+                let end = inner.find(['"', '$', '`', '\\'])?;
+                if inner.as_bytes()[end] != b'"' {
+                    return None;
+                }
+                text.push_str(&inner[..end]);
+                rest = &inner[end + 1..];
+            }
+            _ => {
+                let end = rest.bytes().position(|b| !is_plain_byte(b)).unwrap_or(rest.len());
+                if end == 0 {
+                    return None;
+                }
+                text.push_str(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+    }
+    (!raw.is_empty()).then_some(text)
 }
 
 fn push_text(pieces: &mut Vec<Piece>, text: &str) {
@@ -844,5 +979,64 @@ mod tests {
         ] {
             assert!(plain_command(text).is_none(), "{text:?}");
         }
+    }
+
+    /// A word read without the word grammar reads as the grammar reads it.
+    #[test]
+    fn quoted_plain_words_read_as_the_grammar_reads_them() {
+        let mut reader = Reader { text: "", depth: 0, levels: 24, items: Vec::new() };
+        for raw in [
+            "'rm -rf ~'",
+            "\"a b\"",
+            "--m=\"x y\"",
+            "'a'\"b\"c",
+            "''",
+            "\"\"",
+            "\"'\"",
+            "'\"'",
+            "\"a*b?[c]\"",
+            "'$HOME \\ `x`'",
+            "\"it's ~ {a,b} ! # ;\"",
+            "x'y'z",
+            "'é ü'",
+        ] {
+            let text = quoted_plain(raw).unwrap_or_else(|| panic!("{raw} is quoted plain text"));
+            let read = reader.pieces_of(raw, word::parse(raw, &options()));
+            assert_eq!(read.pieces, [super::Piece::Text(text)], "{raw}");
+            assert!(read.nested.is_empty());
+        }
+        for raw in ["", "\"$x\"", "\"a\\\"b\"", "'open", "\"open", "a*", "~/x", "$'x'", "\"`x`\"", "a#b", "{a,b}"] {
+            assert_eq!(quoted_plain(raw), None, "{raw}");
+        }
+    }
+
+    /// The one-pass count is the count of the characters and the reserved words between
+    /// separators, as the text splits.
+    #[test]
+    fn openers_count_characters_and_reserved_words() {
+        let split_count = |text: &str| {
+            let chars = text.bytes().filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'"' | b'\'' | b'!')).count();
+            let words = text
+                .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+                .filter(|word| {
+                    matches!(*word, "if" | "then" | "elif" | "else" | "while" | "until" | "for" | "do" | "case")
+                        || matches!(*word, "select" | "function" | "coproc")
+                })
+                .count();
+            chars + words
+        };
+        for text in [
+            "",
+            "if",
+            "if true; then echo $(x); fi",
+            "for i in a b; do (echo \"$i\"); done",
+            "if\u{a0}true;then\u{2003}x;fi",
+            "ifx; doy; { [ ! -e f ] }; `a`; 'q'",
+            "case x in a) ;; esac|while:do",
+        ] {
+            assert_eq!(openers(text), split_count(text), "{text:?}");
+        }
+        let long = "if a; then b \"$(c d)\" 'e' | f & fi\nfor x in y; do { z; }; done\n".repeat(200);
+        assert_eq!(openers(&long), split_count(&long));
     }
 }
