@@ -259,6 +259,12 @@ pub(crate) const FORK_BOMB: &str = "fork-bomb";
 
 /// `$(echo WORD)`, `` `echo WORD` `` or `$(printf WORD)` with a plain literal: `WORD`.
 fn echoed_literal(word: &str) -> Option<String> {
+    // Every command's program word comes here: most are plain names, and building the regex
+    // (Unicode classes) costs a fresh process more than the rest of the call.
+    let unquoted = word.strip_prefix('"').unwrap_or(word);
+    if !unquoted.starts_with("$(") && !unquoted.starts_with('`') {
+        return None;
+    }
     static ECHOED: OnceLock<Regex> = OnceLock::new();
     let echoed = ECHOED.get_or_init(|| {
         Regex::new(r#"^"?(?:\$\(|`)\s*(?:echo|printf)\s+['"]?([\w./+-]+)['"]?\s*(?:\)|`)"?$"#)
