@@ -266,7 +266,7 @@ impl CompiledRule {
             suggest: rule.suggest.clone(),
             shadow: mode == Mode::Shadow,
             undetermined: rule.undetermined.or(file.undetermined).unwrap_or(Undetermined::Ask),
-            events: if rule.events.is_empty() { vec![Event::PreToolExecution] } else { rule.events.clone() },
+            events: rule.effective_events().to_vec(),
             tools: rule.tools.iter().map(|t| t.as_str().to_owned()).collect(),
             args: rule.args.clone(),
             any_flags: normalize_flags(&rule.any_flags),
