@@ -41,6 +41,12 @@ fn compiled(pack: PackName) -> &'static str {
     }
 }
 
+/// Parses one pack as the binary embeds it, every time (what [`rules`] does once per process;
+/// benchmarks time it).
+pub fn parse(pack: PackName) -> Result<RulesFile, serde_json::Error> {
+    serde_json::from_str(compiled(pack))
+}
+
 /// The rules of one pack (none for `recommended`, which only names the others).
 pub fn rules(pack: PackName) -> &'static [Rule] {
     static PARSED: OnceLock<Vec<Vec<Rule>>> = OnceLock::new();
@@ -50,9 +56,7 @@ pub fn rules(pack: PackName) -> &'static [Rule] {
             .map(|pack| {
                 // The packs are tested to parse (tests/packs.rs, and `the_json_is_the_yaml`
                 // below); a broken one would be a build defect, never a user's mistake.
-                serde_json::from_str::<RulesFile>(compiled(*pack))
-                    .unwrap_or_else(|e| panic!("pack `{pack}` does not parse: {e}"))
-                    .rules
+                parse(*pack).unwrap_or_else(|e| panic!("pack `{pack}` does not parse: {e}")).rules
             })
             .collect()
     });
