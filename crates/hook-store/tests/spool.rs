@@ -4,6 +4,8 @@
 //! that does not parse; the permissions; a spool nobody reads staying bounded, and a locked
 //! database losing nothing.
 
+mod common;
+
 use std::{
     os::unix::fs::PermissionsExt as _,
     path::{Path, PathBuf},
@@ -15,26 +17,7 @@ use hook_store::{
     Filter, FireRecord, HookRun, IMPORT_ABOVE, Origin, Reader, Recorder, Spool, StoreConfig, StoredFire, spool_dir,
 };
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("hook-store-spool-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-
-    fn db(&self) -> PathBuf {
-        self.0.join("state/decisions.db")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::Dir;
 
 /// A fire with every field set, secrets in every text the store redacts, and two hook runs.
 fn fire(session: &str, time_ms: i64) -> FireRecord {
@@ -108,7 +91,7 @@ fn dead_pid() -> u32 {
 
 #[test]
 fn spooled_fires_read_back_exactly_as_the_writer_thread_writes_them_and_no_secret_reaches_the_disk() {
-    let dir = Dir::new("roundtrip");
+    let dir = Dir::new("spool-roundtrip");
     let now = hook_store::now_ms();
     let fires = [fire("s1", now - 10), FireRecord { origin: Origin::Fire, agent: None, ..fire("s2", now) }];
 
@@ -148,7 +131,7 @@ fn spooled_fires_read_back_exactly_as_the_writer_thread_writes_them_and_no_secre
 
 #[test]
 fn importers_racing_import_each_file_exactly_once() {
-    let dir = Dir::new("race");
+    let dir = Dir::new("spool-race");
     let db = dir.db();
     let now = hook_store::now_ms();
     // The database exists (with one fire), so the importers race on the files, not on its
@@ -190,7 +173,7 @@ fn importers_racing_import_each_file_exactly_once() {
 
 #[test]
 fn a_claim_of_a_dead_importer_is_taken_over_and_a_live_fresh_one_left_alone() {
-    let dir = Dir::new("claims");
+    let dir = Dir::new("spool-claims");
     let db = dir.db();
     let now = hook_store::now_ms();
     // The database exists, empty.
@@ -214,7 +197,7 @@ fn a_claim_of_a_dead_importer_is_taken_over_and_a_live_fresh_one_left_alone() {
 
 #[test]
 fn an_importer_that_died_between_its_commit_and_its_unlink_imports_nothing_twice() {
-    let dir = Dir::new("crash");
+    let dir = Dir::new("spool-crash");
     let db = dir.db();
     let now = hook_store::now_ms();
     let file = spool(&db, [fire("once", now), fire("once-too", now)]).file.unwrap();
@@ -232,7 +215,7 @@ fn an_importer_that_died_between_its_commit_and_its_unlink_imports_nothing_twice
 
 #[test]
 fn a_file_that_does_not_parse_is_moved_aside_and_counted_while_the_others_import() {
-    let dir = Dir::new("bad");
+    let dir = Dir::new("spool-bad");
     let db = dir.db();
     let now = hook_store::now_ms();
     let good = spool(&db, [fire("good", now)]).file.unwrap();
@@ -259,7 +242,7 @@ fn a_file_that_does_not_parse_is_moved_aside_and_counted_while_the_others_import
 
 #[test]
 fn the_spool_is_private_and_a_planted_symlink_is_not_followed() {
-    let dir = Dir::new("perms");
+    let dir = Dir::new("spool-perms");
     let db = dir.db();
     std::fs::create_dir_all(spool_dir(&db)).unwrap();
     std::fs::set_permissions(spool_dir(&db), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -285,7 +268,7 @@ fn the_spool_is_private_and_a_planted_symlink_is_not_followed() {
 
 #[test]
 fn a_spool_nobody_reads_stays_bounded_and_loses_nothing() {
-    let dir = Dir::new("bound");
+    let dir = Dir::new("spool-bound");
     let db = dir.db();
     let now = hook_store::now_ms();
     let mut most = 0;
@@ -302,7 +285,7 @@ fn a_spool_nobody_reads_stays_bounded_and_loses_nothing() {
 
 #[test]
 fn a_locked_database_leaves_the_spool_in_place_and_drops_nothing() {
-    let dir = Dir::new("locked");
+    let dir = Dir::new("spool-locked");
     let db = dir.db();
     let now = hook_store::now_ms();
     spool(&db, [fire("first", now)]);
@@ -323,7 +306,7 @@ fn a_locked_database_leaves_the_spool_in_place_and_drops_nothing() {
 
 #[test]
 fn a_corrupt_database_is_moved_aside_by_a_spool_writer_that_imports() {
-    let dir = Dir::new("corrupt");
+    let dir = Dir::new("spool-corrupt");
     let db = dir.db();
     std::fs::create_dir_all(db.parent().unwrap()).unwrap();
     std::fs::write(&db, vec![b'x'; 8192]).unwrap();

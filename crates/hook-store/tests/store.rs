@@ -2,33 +2,16 @@
 //! database locked by another connection, a full queue, retention, a corrupt file, and a
 //! database of schema version 1 migrated in place.
 
+mod common;
+
 use std::{
-    path::{Path, PathBuf},
+    path::Path,
     time::{Duration, Instant},
 };
 
 use hook_store::{Filter, FireRecord, HookRun, Origin, Reader, Recorder, Retention, StoreConfig, drops_path};
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("hook-store-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-
-    fn db(&self) -> PathBuf {
-        self.0.join("state/decisions.db")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::Dir;
 
 fn fire(session: &str, verdict: &str, time_ms: i64) -> FireRecord {
     FireRecord {
