@@ -69,21 +69,21 @@ fn sandbox_diagnostics(specs: &[HookSpec], errors: &mut Vec<Value>, warnings: &m
             continue;
         }
         let support = hook_sandbox::support().describe();
-        let (message, into) = if policy.mode == SandboxMode::Required
-            && plan.missing.iter().any(|what| !what.starts_with("signal"))
-        {
-            let message = format!(
-                "`sandbox: required` cannot be enforced here ({support}; missing: {}): the hook will not run; use a                  kernel with Landlock ABI {} or later, or `sandbox: best-effort`",
-                plan.missing.join(", "),
-                hook_sandbox::REQUIRED_NET_ABI
-            );
-            (message, &mut *errors)
-        } else {
-            (
-                format!("sandbox runs with {support}, which does not enforce: {}", plan.missing.join(", ")),
-                &mut *warnings,
-            )
-        };
+        let (message, into) =
+            if policy.mode == SandboxMode::Required && plan.missing.iter().any(|what| !what.starts_with("signal")) {
+                let message = format!(
+                    "`sandbox: required` cannot be enforced here ({support}; missing: {}): the hook will not run; \
+                 use a Linux kernel with Landlock ABI {} or later and seccomp, or `sandbox: best-effort`",
+                    plan.missing.join(", "),
+                    hook_sandbox::REQUIRED_NET_ABI
+                );
+                (message, &mut *errors)
+            } else {
+                (
+                    format!("sandbox runs with {support}, which does not enforce: {}", plan.missing.join(", ")),
+                    &mut *warnings,
+                )
+            };
         let text = format!("{}: hook `{}`: {message}", spec.source, spec.name);
         into.push(diagnostic(
             Some(&spec.source.file),
@@ -273,7 +273,23 @@ fn load(args: &ConfigArgs, agent: Option<hook_protocol::Agent>) -> Checked {
 /// What the kernel offers for sandboxes, for `check --format json`.
 fn support_json() -> Value {
     let support = hook_sandbox::support();
-    json!({"landlock_abi": support.abi, "kernel_abi": support.kernel_abi, "text": support.describe()})
+    let socket_filter = hook_sandbox::socket_filter();
+    json!({
+        "landlock_abi": support.abi,
+        "kernel_abi": support.kernel_abi,
+        "socket_filter": socket_filter.is_ok(),
+        "socket_filter_unavailable": socket_filter.err(),
+        "text": support_text(),
+    })
+}
+
+/// `Landlock ABI 7; socket filter (seccomp) available`, or why one of them is not.
+fn support_text() -> String {
+    let filter = match hook_sandbox::socket_filter() {
+        Ok(()) => "socket filter (seccomp) available".to_owned(),
+        Err(why) => format!("socket filter (seccomp) unavailable: {why}"),
+    };
+    format!("{}; {filter}", hook_sandbox::support().describe())
 }
 
 /// Every place configuration is looked for, whether it exists, and at which level; for
@@ -442,7 +458,7 @@ pub(crate) fn run(args: &ConfigArgs, format: Format, agent: Option<hook_protocol
                 }
             }
             if checked.specs.iter().any(|spec| sandbox_of(spec).is_some()) {
-                outln!("sandbox: {}", hook_sandbox::support().describe());
+                outln!("sandbox: {}", support_text());
             }
             print_rules_listing(&checked.specs, &checked.errors);
             for warning in &checked.warnings {

@@ -95,6 +95,12 @@ impl Support {
     }
 }
 
+/// Whether the socket filter (seccomp) that confines UDP, Unix and other non-TCP sockets can be
+/// installed here (`Err`: why not), probed once; `check` reports it beside [`support`].
+pub fn socket_filter() -> Result<(), &'static str> {
+    seccomp::available()
+}
+
 /// Probes the running kernel once (a `landlock_create_ruleset` version query; nothing is
 /// restricted) and applies [`ABI_CAP_VAR`].
 pub fn support() -> Support {

@@ -419,7 +419,21 @@ fn a_project_trusted_only_sandboxed_runs_every_hook_confined() {
     // `check` shows the kernel's support and each hook's sandbox.
     let checked = stdout(&sandbox.run("work/proj", &["check"]));
     assert!(checked.contains("sandbox: Landlock ABI"), "{checked}");
+    assert!(checked.contains("; socket filter (seccomp) available"), "{checked}");
     assert_eq!(checked.matches("sandbox: required;").count(), 2, "{checked}");
+
+    // Without the socket filter, a `required` sandbox (network: none by default) cannot hold
+    // either: check names the hook and what is missing.
+    let mut check = sandbox.hookwire("work/proj", &["check"]);
+    let output = check.env("HOOKWIRE_SECCOMP", "off").output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let said = stdout(&output);
+    assert!(said.contains("socket filter (seccomp) unavailable: disabled by HOOKWIRE_SECCOMP=off"), "{said}");
+    assert!(
+        said.contains("hook `jcli-rc`: `sandbox: required` cannot be enforced here")
+            && said.contains("missing: UDP and Unix socket filtering (seccomp)"),
+        "{said}"
+    );
 
     // Where Landlock cannot apply, `required` fails closed: check says so, naming the hook,
     // and the hooks do not run.
