@@ -333,7 +333,7 @@ impl CompiledRule {
             return false;
         }
         if let Some(regex) = &self.args_regex
-            && !regex.is_match(command.args(call))
+            && !regex.is_match(command.args())
         {
             return false;
         }
@@ -487,7 +487,7 @@ impl<'s> Prepared<'s> {
     }
 
     /// Its arguments joined by spaces, as `args_regex` reads them.
-    fn args(&self, _call: &CallFacts<'_>) -> &str {
+    fn args(&self) -> &str {
         self.args.get_or_init(|| self.command.words[1..].join(" "))
     }
 
