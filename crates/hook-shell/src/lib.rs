@@ -695,6 +695,15 @@ pub fn invocations(script: &str) -> Result<Vec<Invocation>, ShellError> {
     runs(script).map(|runs| runs.invocations)
 }
 
+/// The words of a text made only of plain words (`git reset --hard`, `A=b git push -f`), as
+/// the first of its [`invocations`] (the command as written) holds them, read without the
+/// parser: rules read their command patterns with it. `None` for any other text (a quote,
+/// escape, expansion, glob, brace, tilde, operator, comment, newline or reserved word, or no
+/// word at all), which [`invocations`] reads.
+pub fn plain_words(text: &str) -> Option<Vec<String>> {
+    syntax::plain_words(text).map(|words| words.into_iter().map(str::to_owned).collect())
+}
+
 /// What a script runs, read from its syntax tree: every command (as [`invocations`] lists
 /// them) and the fork bombs it defines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -948,6 +957,29 @@ fn find_exec(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plain text's words are what the first of its invocations holds; anything else is left
+    /// to the parser.
+    #[test]
+    fn plain_words_are_the_first_invocations_words() {
+        for text in [
+            "git reset --hard",
+            "  rm\t-rf   / ",
+            "sudo rm -rf",
+            "A=b git push --force origin +main",
+            "env -i sh",
+            "xargs rm",
+            "terraform apply -destroy",
+            ":",
+            "chmod -R 777 /",
+        ] {
+            let first = invocations(text).expect("parses").into_iter().next().expect("one command");
+            assert_eq!(plain_words(text), Some(first.words), "{text:?}");
+        }
+        for text in ["", " ", "rm -rf ~", "echo 'x'", "a && b", "rm *", "if true", "a > f", "a\nb", "$X -rf"] {
+            assert_eq!(plain_words(text), None, "{text:?}");
+        }
+    }
 
     fn paths(analysis: &Analysis) -> Vec<String> {
         analysis

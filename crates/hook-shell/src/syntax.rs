@@ -611,17 +611,23 @@ const RESERVED: &[&str] = &[
 /// patterns and many agents' commands are such texts. `None` for anything else: a quote,
 /// escape, expansion, glob, operator, comment, newline or reserved word goes to the parser.
 fn plain_command(text: &str) -> Option<Vec<Item>> {
+    let words = plain_words(text)?
+        .into_iter()
+        .map(|word| RawWord { pieces: vec![Piece::Text(word.to_owned())], raw: word.to_owned(), nested: Vec::new() })
+        .collect();
+    Some(vec![Item::Command(Command { words, redirects: Vec::new() })])
+}
+
+/// The words of a text [`plain_command`] reads, as written.
+pub(crate) fn plain_words(text: &str) -> Option<Vec<&str>> {
     let mut words = Vec::new();
     for word in text.split([' ', '\t']).filter(|w| !w.is_empty()) {
         if !is_plain(word) || RESERVED.contains(&word) {
             return None;
         }
-        words.push(RawWord { pieces: vec![Piece::Text(word.to_owned())], raw: word.to_owned(), nested: Vec::new() });
+        words.push(word);
     }
-    if words.is_empty() {
-        return None;
-    }
-    Some(vec![Item::Command(Command { words, redirects: Vec::new() })])
+    (!words.is_empty()).then_some(words)
 }
 
 /// Whether the body of the function `name` runs the function at least twice, once at least in
