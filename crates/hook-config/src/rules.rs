@@ -50,11 +50,9 @@ pub(crate) fn rules_file(cx: &mut FileCx<'_>) -> Vec<HookSpec> {
     }
     let name = format!("rules:{}", cx.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
     let mut events = rules.events();
-    for rule in hook_rules::packs::expand(&file.packs).into_iter().flat_map(hook_rules::packs::rules) {
-        for event in rule.effective_events() {
-            if !events.contains(event) {
-                events.push(*event);
-            }
+    for event in hook_rules::packs::expand(&file.packs).into_iter().flat_map(hook_rules::packs::events) {
+        if !events.contains(&event) {
+            events.push(event);
         }
     }
     let mut spec = HookSpec::new(name, cx.level, Kind::RULES, events, HookDefinition::Rules(Box::new(file)));

@@ -3,7 +3,10 @@
 
 use std::sync::OnceLock;
 
-use hook_protocol::rules::{PackName, Rule, RulesFile};
+use hook_protocol::{
+    Event,
+    rules::{PackName, Rule, RulesFile, Undetermined},
+};
 
 /// The text of each pack, as shipped (`crates/hook-rules/packs/*.yaml`).
 pub fn source(pack: PackName) -> &'static str {
@@ -64,6 +67,88 @@ pub fn rules(pack: PackName) -> &'static [Rule] {
     &parsed[index]
 }
 
+/// One rule of a pack as the binary embeds it: its JSON, read when a call first needs the
+/// rule, and, as written, the fields that tell which calls can need it.
+#[derive(Debug)]
+pub struct PackRule {
+    /// Its name.
+    pub name: &'static str,
+    json: &'static str,
+    events: &'static [&'static str],
+    tools: &'static [&'static str],
+    commands: &'static [&'static str],
+    undetermined: Option<&'static str>,
+    has_when: bool,
+}
+
+mod index {
+    use super::PackRule;
+    include!(concat!(env!("OUT_DIR"), "/packs/index.rs"));
+}
+
+/// The rules of one pack, indexed, in the pack's order (none for `recommended`).
+pub fn index(pack: PackName) -> &'static [PackRule] {
+    match pack {
+        PackName::Filesystem => index::FILESYSTEM,
+        PackName::Git => index::GIT,
+        PackName::Secrets => index::SECRETS,
+        PackName::RemoteCode => index::REMOTE_CODE,
+        PackName::Persistence => index::PERSISTENCE,
+        PackName::Databases => index::DATABASES,
+        PackName::Cloud => index::CLOUD,
+        PackName::Containers => index::CONTAINERS,
+        PackName::Recommended => &[],
+    }
+}
+
+impl PackRule {
+    /// The rule, parsed. The packs are tested to parse (`the_index_is_the_pack` below).
+    pub fn rule(&self) -> Result<Rule, serde_json::Error> {
+        serde_json::from_str(self.json)
+    }
+
+    /// The events it runs on, as [`Rule::effective_events`] reads them.
+    pub fn events(&self) -> Vec<Event> {
+        if self.events.is_empty() {
+            return vec![Event::PreToolExecution];
+        }
+        // A pack's event names are checked when it is built (tests); one that does not
+        // parse would be dropped, so the test compares the lists.
+        self.events.iter().filter_map(|name| name.parse().ok()).collect()
+    }
+
+    /// Its tool selectors, as written.
+    pub fn tools(&self) -> &'static [&'static str] {
+        self.tools
+    }
+
+    /// Its command patterns, as written.
+    pub fn commands(&self) -> &'static [&'static str] {
+        self.commands
+    }
+
+    /// Its own `undetermined` policy.
+    pub fn undetermined(&self) -> Option<Undetermined> {
+        self.undetermined.and_then(|policy| serde_json::from_value(serde_json::Value::from(policy)).ok())
+    }
+
+    /// Whether it has a `when` expression.
+    pub fn has_when(&self) -> bool {
+        self.has_when
+    }
+}
+
+/// Every event the rules of `pack` run on, without parsing them.
+pub fn events(pack: PackName) -> Vec<Event> {
+    let mut events = Vec::new();
+    for event in index(pack).iter().flat_map(PackRule::events) {
+        if !events.contains(&event) {
+            events.push(event);
+        }
+    }
+    events
+}
+
 /// The packs `packs` stands for, each once: `recommended` is every pack.
 pub fn expand(packs: &[PackName]) -> Vec<PackName> {
     let mut out = Vec::new();
@@ -93,5 +178,28 @@ mod tests {
             assert_eq!(json, yaml, "pack `{pack}`");
             assert_eq!(rules(pack), yaml.rules.as_slice(), "pack `{pack}`");
         }
+    }
+
+    /// The index holds each rule of each pack, in order, with the fields the rule has.
+    #[test]
+    fn the_index_is_the_pack() {
+        let mut n = 0;
+        for pack in PackName::ALL {
+            let indexed = index(pack);
+            assert_eq!(indexed.len(), rules(pack).len(), "pack `{pack}`");
+            for (entry, rule) in indexed.iter().zip(rules(pack)) {
+                n += 1;
+                assert_eq!(&entry.rule().expect("an indexed rule parses"), rule);
+                assert_eq!(entry.name, rule.name);
+                assert_eq!(entry.events(), rule.effective_events(), "pack `{pack}`, rule `{}`", rule.name);
+                let tools: Vec<&str> = rule.tools.iter().map(|t| t.as_str()).collect();
+                assert_eq!(entry.tools(), tools.as_slice());
+                let commands: Vec<&str> = rule.command.iter().flat_map(|c| c.iter()).collect();
+                assert_eq!(entry.commands(), commands.as_slice());
+                assert_eq!(entry.undetermined(), rule.undetermined);
+                assert_eq!(entry.has_when(), rule.when.is_some());
+            }
+        }
+        assert!(n > 50, "only {n} pack rules indexed");
     }
 }

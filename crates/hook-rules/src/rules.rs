@@ -160,6 +160,8 @@ pub struct CompiledRule {
     content: Option<Pattern>,
     url: Option<Pattern>,
     when: Option<When>,
+    /// A pack's rule that does not compile: it matches every call it is tried on.
+    broken: bool,
 }
 
 impl CompiledRule {
@@ -198,8 +200,10 @@ impl CompiledRule {
         };
         let mut commands = Vec::new();
         for text in rule.command.iter().flat_map(|c| c.iter()) {
-            let words: Vec<String> = match hook_shell::invocations(text) {
-                Ok(invocations) => invocations.into_iter().next().map(|i| i.words).unwrap_or_default(),
+            let words: Vec<String> = match hook_shell::plain_words(text).ok_or(()).or_else(|()| {
+                hook_shell::invocations(text).map(|all| all.into_iter().next().map(|i| i.words).unwrap_or_default())
+            }) {
+                Ok(words) => words,
                 Err(e) => return Err(error("command", text, format!("does not parse: {e}"))),
             };
             let Some(program) = words.first() else {
@@ -278,7 +282,37 @@ impl CompiledRule {
             content: regex("content", &rule.content)?,
             url: regex("url", &rule.url)?,
             when,
+            broken: false,
         })
+    }
+
+    /// The stand-in for a pack's rule that does not compile (`error`): it denies every call
+    /// `slot` applies to, saying why.
+    fn broken(pack: PackName, name: &str, error: &str, slot: &Slot) -> CompiledRule {
+        CompiledRule {
+            origin: Origin::Pack(pack),
+            name: name.to_owned(),
+            decision: RuleDecision::Deny,
+            reason: Some(format!(
+                "the guard rule `{pack}/{name}` cannot be read ({error}), so the guard refuses what it would check; this is a defect of hookwire, please report it"
+            )),
+            suggest: None,
+            shadow: false,
+            undetermined: slot.undetermined,
+            events: slot.events.clone(),
+            tools: slot.tools.clone(),
+            commands: Vec::new(),
+            args: Vec::new(),
+            any_flags: Vec::new(),
+            not_flags: Vec::new(),
+            args_regex: None,
+            into: Vec::new(),
+            paths: Vec::new(),
+            content: None,
+            url: None,
+            when: None,
+            broken: true,
+        }
     }
 
     /// The events it runs on.
@@ -286,26 +320,11 @@ impl CompiledRule {
         &self.events
     }
 
-    /// Whether it applies to a call of `tool` on `event`.
-    fn applies(&self, event: Event, tool: Option<&str>) -> bool {
-        if !self.events.contains(&event) {
-            return false;
-        }
-        if self.tools.is_empty() {
-            return true;
-        }
-        let Some(tool) = tool else { return false };
-        let class = tool_class(tool);
-        self.tools.iter().any(|selector| match selector.as_str() {
-            "any" => true,
-            "mcp" => tool.starts_with("mcp__"),
-            name if name == tool => true,
-            name => class != ToolClass::Other && class.as_str() == name,
-        })
-    }
-
     /// Whether one simple command of `script` matches.
     fn matches_command(&self, command: &Prepared<'_>, script: &[SimpleCommand], call: &CallFacts<'_>) -> bool {
+        if self.broken {
+            return true;
+        }
         if command.help {
             return false;
         }
@@ -366,6 +385,9 @@ impl CompiledRule {
 
     /// Whether a call that is not a shell command matches (paths, content, url).
     fn matches_call(&self, call: &Call<'_>) -> bool {
+        if self.broken {
+            return true;
+        }
         let home = call.home.map(Path::to_string_lossy);
         if !self.paths.is_empty()
             && !call.paths.iter().any(|p| self.path_matches(&p.to_string_lossy(), home.as_deref(), true))
@@ -605,51 +627,165 @@ pub struct Verdict {
     pub commands: Vec<String>,
 }
 
+/// One rule of a set, with what tells which calls can need it. A file's own rules are compiled
+/// at load, where a mistake must refuse the file; a pack's when a call first needs it: every
+/// bridge call is a fresh process, and reading and compiling every rule of `recommended` was
+/// most of what it paid for the rules, while a call reaches only the few naming the programs
+/// its command runs (the packs are tested to compile, `every_pack_rule_compiles` below).
+#[derive(Debug, Clone)]
+struct Slot {
+    events: Vec<Event>,
+    tools: Vec<String>,
+    has_command: bool,
+    has_when: bool,
+    /// The rule's `undetermined` policy, the file's default applied.
+    undetermined: Undetermined,
+    compiled: OnceLock<CompiledRule>,
+    /// For a pack's rule: the pack, the rule as embedded, and the file's `mode` and
+    /// `undetermined`, which apply to it.
+    pack: Option<(PackName, &'static packs::PackRule, RulesFile)>,
+}
+
+impl Slot {
+    fn ready(rule: CompiledRule) -> Slot {
+        Slot {
+            events: rule.events.clone(),
+            tools: rule.tools.clone(),
+            has_command: rule.has_command(),
+            has_when: rule.when.is_some(),
+            undetermined: rule.undetermined,
+            compiled: OnceLock::from(rule),
+            pack: None,
+        }
+    }
+
+    fn pack(pack: PackName, entry: &'static packs::PackRule, file: &RulesFile) -> Slot {
+        let defaults = RulesFile { mode: file.mode, undetermined: file.undetermined, ..RulesFile::default() };
+        Slot {
+            events: entry.events(),
+            tools: entry.tools().iter().map(|t| (*t).to_owned()).collect(),
+            has_command: !entry.commands().is_empty(),
+            has_when: entry.has_when(),
+            undetermined: entry.undetermined().or(file.undetermined).unwrap_or(Undetermined::Ask),
+            compiled: OnceLock::new(),
+            pack: Some((pack, entry, defaults)),
+        }
+    }
+
+    /// The compiled rule. A pack's rule that does not compile (a defect of hookwire, which
+    /// tests rule out) matches every call it is tried on: the guard fails closed.
+    fn rule(&self) -> &CompiledRule {
+        self.compiled.get_or_init(|| {
+            let Some((pack, entry, defaults)) = &self.pack else {
+                unreachable!("a file's own rule is compiled at load")
+            };
+            let compiled = entry
+                .rule()
+                .map_err(|e| e.to_string())
+                .and_then(|rule| CompiledRule::compile(&rule, Origin::Pack(*pack), false, defaults).map_err(|e| e.to_string()));
+            compiled.unwrap_or_else(|error| {
+                tracing::error!(pack = %pack, rule = entry.name, %error, "a pack's guard rule does not compile; it matches every call");
+                CompiledRule::broken(*pack, entry.name, &error, self)
+            })
+        })
+    }
+
+    /// Whether it applies to a call of `tool` on `event`.
+    fn applies(&self, event: Event, tool: Option<&str>) -> bool {
+        if !self.events.contains(&event) {
+            return false;
+        }
+        if self.tools.is_empty() {
+            return true;
+        }
+        let Some(tool) = tool else { return false };
+        let class = tool_class(tool);
+        self.tools.iter().any(|selector| match selector.as_str() {
+            "any" => true,
+            "mcp" => tool.starts_with("mcp__"),
+            name if name == tool => true,
+            name => class != ToolClass::Other && class.as_str() == name,
+        })
+    }
+
+    /// The programs its command patterns name, `None` when one cannot be told without
+    /// compiling it.
+    fn programs(&self) -> Option<Vec<String>> {
+        match (&self.pack, self.compiled.get()) {
+            (_, Some(rule)) => Some(rule.commands.iter().map(|c| c.program.clone()).collect()),
+            (Some((_, entry, _)), None) => entry.commands().iter().map(|text| program_of_pattern(text)).collect(),
+            (None, None) => None,
+        }
+    }
+}
+
+/// The program a command pattern names, read from its first word when that word is a plain
+/// path or name (what every pack's patterns start with, tested against their compiled form).
+fn program_of_pattern(text: &str) -> Option<String> {
+    let first = text.split_ascii_whitespace().next()?;
+    let plain =
+        first.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+' | b'/' | b':'));
+    plain.then(|| basename(first))
+}
+
 /// Every rule of one rules file, packs first.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
-    rules: Vec<CompiledRule>,
+    slots: Vec<Slot>,
     /// The rules with a `command` pattern, by the programs their patterns name, in evaluation
     /// order: a command is only tried against the rules naming its program.
     by_program: HashMap<String, Vec<usize>>,
+    /// The rules with a pattern whose program is only known compiled: tried on every command.
+    any_program: Vec<usize>,
 }
 
 impl RuleSet {
-    /// Compiles `file`: its packs, its rules and its exceptions.
+    /// Compiles `file`: its rules and its exceptions now, the rules of its packs when a call
+    /// first needs them.
     pub fn compile(file: &RulesFile) -> Result<RuleSet, RuleError> {
-        let mut rules = Vec::new();
+        let mut slots = Vec::new();
         for pack in packs::expand(&file.packs) {
-            for rule in packs::rules(pack) {
-                rules.push(CompiledRule::compile(rule, Origin::Pack(pack), false, file)?);
+            for entry in packs::index(pack) {
+                slots.push(Slot::pack(pack, entry, file));
             }
         }
         for rule in &file.rules {
-            rules.push(CompiledRule::compile(rule, Origin::File, false, file)?);
+            slots.push(Slot::ready(CompiledRule::compile(rule, Origin::File, false, file)?));
         }
         for rule in &file.allow {
-            rules.push(CompiledRule::compile(rule, Origin::File, true, file)?);
+            slots.push(Slot::ready(CompiledRule::compile(rule, Origin::File, true, file)?));
         }
         let mut by_program: HashMap<String, Vec<usize>> = HashMap::new();
-        for (index, rule) in rules.iter().enumerate() {
-            for pattern in &rule.commands {
-                let indices = by_program.entry(pattern.program.clone()).or_default();
+        let mut any_program = Vec::new();
+        for (index, slot) in slots.iter().enumerate().filter(|(_, slot)| slot.has_command) {
+            let Some(programs) = slot.programs() else {
+                any_program.push(index);
+                continue;
+            };
+            for program in programs {
+                let indices = by_program.entry(program).or_default();
                 if indices.last() != Some(&index) {
                     indices.push(index);
                 }
             }
         }
-        Ok(RuleSet { rules, by_program })
+        Ok(RuleSet { slots, by_program, any_program })
     }
 
-    /// The rules, in evaluation order.
-    pub fn rules(&self) -> &[CompiledRule] {
-        &self.rules
+    /// The rules, in evaluation order (every one compiled).
+    pub fn rules(&self) -> Vec<&CompiledRule> {
+        self.slots.iter().map(Slot::rule).collect()
+    }
+
+    /// How many of its rules are compiled so far.
+    pub fn compiled(&self) -> usize {
+        self.slots.iter().filter(|slot| slot.compiled.get().is_some()).count()
     }
 
     /// Every event any rule runs on.
     pub fn events(&self) -> Vec<Event> {
         let mut events: Vec<Event> = Vec::new();
-        for event in self.rules.iter().flat_map(|r| r.events.iter()) {
+        for event in self.slots.iter().flat_map(|s| s.events.iter()) {
             if !events.contains(event) {
                 events.push(*event);
             }
@@ -657,12 +793,25 @@ impl RuleSet {
         events
     }
 
+    /// The rules a command running `program` is tried against, in evaluation order.
+    fn candidates(&self, program: &str) -> Cow<'_, [usize]> {
+        let named = self.by_program.get(program).map_or(&[][..], Vec::as_slice);
+        if self.any_program.is_empty() {
+            return Cow::Borrowed(named);
+        }
+        let mut all: Vec<usize> = named.iter().chain(&self.any_program).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        Cow::Owned(all)
+    }
+
     /// Evaluates the rules over `call`.
     pub fn evaluate(&self, call: &Call<'_>) -> Verdict {
-        let applies: Vec<bool> = self.rules.iter().map(|r| r.applies(call.event, call.tool)).collect();
-        let applicable: Vec<&CompiledRule> =
-            self.rules.iter().zip(&applies).filter(|(_, applies)| **applies).map(|(rule, _)| rule).collect();
-        let whens = Whens::of(&applicable, call);
+        let applies: Vec<bool> = self.slots.iter().map(|s| s.applies(call.event, call.tool)).collect();
+        let applicable: Vec<&Slot> =
+            self.slots.iter().zip(&applies).filter(|(_, applies)| **applies).map(|(slot, _)| slot).collect();
+        let with_when: Vec<&CompiledRule> = applicable.iter().filter(|s| s.has_when).map(|s| s.rule()).collect();
+        let whens = Whens::of(&with_when, call);
         let mut verdict = Verdict::default();
         let mut hits = Vec::new();
         // A rule whose other matchers match but whose `when` fails on this call follows its
@@ -702,15 +851,15 @@ impl RuleSet {
                     // not known: the strictest of those with a command pattern.
                     let undetermined_rule = applicable
                         .iter()
-                        .filter(|r| r.has_command() && r.undetermined != Undetermined::Allow)
-                        .max_by_key(|r| r.undetermined == Undetermined::Deny);
+                        .filter(|s| s.has_command && s.undetermined != Undetermined::Allow)
+                        .max_by_key(|s| s.undetermined == Undetermined::Deny);
                     for command in &commands {
                         let prepared = Prepared::new(command);
-                        let candidates = self.by_program.get(&command.program).map_or(&[][..], Vec::as_slice);
-                        let matched: Vec<&CompiledRule> = candidates
+                        let matched: Vec<&CompiledRule> = self
+                            .candidates(&command.program)
                             .iter()
                             .filter(|&&index| applies[index])
-                            .map(|&index| &self.rules[index])
+                            .map(|&index| self.slots[index].rule())
                             .filter(|r| r.matches_command(&prepared, &commands, &facts))
                             .filter(|r| when_holds(r, Some(prepared.line()), &mut hits))
                             .collect();
@@ -721,9 +870,9 @@ impl RuleSet {
                             }
                         }
                         if command.runs_unknown
-                            && let Some(rule) = undetermined_rule
+                            && let Some(slot) = undetermined_rule
                         {
-                            let decision = match rule.undetermined {
+                            let decision = match slot.undetermined {
                                 Undetermined::Deny => RuleDecision::Deny,
                                 _ => RuleDecision::Ask,
                             };
@@ -731,23 +880,24 @@ impl RuleSet {
                                 "what `{}` runs cannot be known before it runs, so the guard rules cannot check it",
                                 prepared.line()
                             );
-                            hits.push(hit(rule, Some(prepared.line()), Some((decision, reason))));
+                            hits.push(hit(slot.rule(), Some(prepared.line()), Some((decision, reason))));
                         }
                     }
                 }
                 Err(error) => {
-                    if let Some(rule) = applicable.iter().find(|r| r.has_command()) {
+                    if let Some(slot) = applicable.iter().find(|s| s.has_command) {
                         let reason =
                             format!("the command cannot be read ({error}), so the guard rules cannot check it");
-                        hits.push(hit(rule, None, Some((RuleDecision::Ask, reason))));
+                        hits.push(hit(slot.rule(), None, Some((RuleDecision::Ask, reason))));
                     }
                 }
             }
         }
         let matched: Vec<&CompiledRule> = applicable
             .iter()
-            .copied()
-            .filter(|r| !r.has_command() && r.matches_call(call))
+            .filter(|s| !s.has_command)
+            .map(|s| s.rule())
+            .filter(|r| r.matches_call(call))
             .filter(|r| when_holds(r, None, &mut hits))
             .collect();
         let excepted = matched.iter().any(|r| r.decision == RuleDecision::Allow && !r.shadow);
@@ -828,6 +978,64 @@ mod tests {
         };
         assert!(rules.evaluate(&call).decision.is_some(), "DROP DATABASE through psql is refused");
         assert!(built(&rules) > 0);
+    }
+
+    /// Every rule of every pack compiles (they are compiled when a call first needs them), and
+    /// the program its index reads off each command pattern is the compiled pattern's.
+    #[test]
+    fn every_pack_rule_compiles() {
+        let mut patterns = 0;
+        for pack in PackName::ALL {
+            for entry in packs::index(pack) {
+                let rule = entry.rule().expect("an indexed rule parses");
+                let compiled = CompiledRule::compile(&rule, Origin::Pack(pack), false, &RulesFile::default())
+                    .unwrap_or_else(|e| panic!("pack `{pack}`: {e}"));
+                assert!(!compiled.broken);
+                assert_eq!(entry.commands().len(), compiled.commands.len());
+                for (text, pattern) in entry.commands().iter().zip(&compiled.commands) {
+                    patterns += 1;
+                    assert_eq!(program_of_pattern(text).as_ref(), Some(&pattern.program), "pack `{pack}`: `{text}`");
+                }
+            }
+        }
+        assert!(patterns > 100, "only {patterns} command patterns in the packs");
+    }
+
+    /// A call compiles only the pack rules it can reach; the set answers as the fully compiled
+    /// one does.
+    #[test]
+    fn pack_rules_are_compiled_when_a_call_needs_them() {
+        let file = RulesFile { packs: vec![PackName::Recommended], ..RulesFile::default() };
+        let lazy = RuleSet::compile(&file).expect("recommended compiles");
+        assert_eq!(lazy.compiled(), 0);
+        let eager = RuleSet::compile(&file).expect("recommended compiles");
+        let every = eager.rules().len();
+        assert!(every > 50);
+        let bash = |command| Call {
+            event: Event::PreToolExecution,
+            tool: Some("Bash"),
+            command: Some(command),
+            paths: Vec::new(),
+            content: None,
+            url: None,
+            cwd: Path::new("/p"),
+            home: Some(Path::new("/home/u")),
+            input: None,
+        };
+        let call = bash("git status && git reset --hard HEAD~1");
+        let (a, b) = (lazy.evaluate(&call), eager.evaluate(&call));
+        assert_eq!(a.decided_by.map(|h| h.rule), b.decided_by.map(|h| h.rule));
+        assert_eq!(a.decision, Some(RuleDecision::Deny));
+        let compiled = lazy.compiled();
+        assert!(compiled > 0 && compiled < every / 2, "{compiled} of {every} rules compiled for a git command");
+        // A program no rule names compiles nothing more.
+        assert!(lazy.evaluate(&bash("cargo test --workspace")).decision.is_none());
+        assert_eq!(lazy.compiled(), compiled);
+        // A file tool reaches the rules about paths, not the command rules.
+        let read = Call { tool: Some("Read"), command: None, paths: vec![PathBuf::from("/p/.env")], ..bash("") };
+        assert_eq!(lazy.evaluate(&read).decision, eager.evaluate(&read).decision);
+        assert!(lazy.evaluate(&read).decision.is_some(), "reading .env is refused");
+        assert!(lazy.compiled() < every);
     }
 
     /// A file's own bad regex still refuses the file at load.

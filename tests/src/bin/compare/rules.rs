@@ -36,6 +36,9 @@ const SCRIPT_10K: &str = include_str!("../../../../crates/hook-rules/benches/fix
 /// The rules file of every rules row.
 const RULES_FILE: &str = "packs: [recommended]\n";
 
+/// A rules file of one rule of its own: what any rules file costs the bridge, packs aside.
+const ONE_RULE_FILE: &str = "rules:\n  - name: no-rm-rf-home\n    command: rm -rf\n    args: [\"~\"]\n";
+
 /// The same guard as a Claude Code bash command hook: refuse any input that holds `rm -rf`
 /// (exit 2, the reason on stderr), the way such hooks are written.
 const BASH_GUARD: &str =
@@ -164,7 +167,9 @@ pub(crate) async fn inproc_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
     }
     engine.shutdown().await;
 
-    let name = "load every pack: parse the 8 packs (embedded as JSON) and compile `recommended` vs parsing alone";
+    // Every rule compiled, as `rules list` and `check` do: the most a process can pay (a call
+    // compiles only the pack rules it reaches).
+    let name = "load every pack: parse the 8 packs (embedded as JSON) and compile every rule of `recommended` vs parsing alone";
     let file = RulesFile { packs: vec![PackName::Recommended], ..RulesFile::default() };
     let mut error: Option<Error> = None;
     let times = crate::alternate!(
@@ -173,7 +178,7 @@ pub(crate) async fn inproc_rows(plan: &Plan) -> Result<Vec<Row>, Error> {
         {
             let started = Instant::now();
             let parsed = parse_every_pack();
-            let compiled = RuleSet::compile(&file);
+            let compiled = RuleSet::compile(&file).map(|rules| black_box(rules.rules().len()));
             let took = since(started);
             match (parsed, compiled) {
                 (Ok(_), Ok(rules)) => {
@@ -220,13 +225,16 @@ fn refused((ok, stdout, _): &(bool, Vec<u8>, Vec<u8>)) -> bool {
 }
 
 /// The whole-process rows: `/bin/true`, the bridge with the rules guard, the bridge with the
-/// bash guard, the bridge with the Python guard, and both guards bare, round-robin.
+/// bash guard, the bridge with the Python guard, both guards bare, the bridge with a one-rule
+/// file and with no configuration at all, round-robin.
 pub(crate) fn process_rows(plan: &Plan, python: &str) -> Result<Vec<Row>, Error> {
     let hookwire = hookwire_path()?;
     let scratch = Scratch::new("rules-bridge")?;
     let dir = scratch.path().to_path_buf();
     let rules = dir.join("rules.yaml");
     std::fs::write(&rules, RULES_FILE)?;
+    let one_rule = dir.join("one-rule.yaml");
+    std::fs::write(&one_rule, ONE_RULE_FILE)?;
     let guard_py = dir.join("guard.py");
     std::fs::write(&guard_py, PYTHON_GUARD)?;
     let python_command = format!("{python} {}", guard_py.display());
@@ -294,12 +302,19 @@ pub(crate) fn process_rows(plan: &Plan, python: &str) -> Result<Vec<Row>, Error>
             command: Box::new(bare(python.into(), vec![guard_py.display().to_string()])),
             silent: false,
         },
+        Variant {
+            label: "the bridge, `--config` a rules file of one rule of its own",
+            command: Box::new(bridge(vec!["--config".into(), one_rule.into()])),
+            silent: true,
+        },
+        // Last: the only variant that guards nothing.
+        Variant { label: "the bridge with no configuration", command: Box::new(bridge(vec![])), silent: true },
     ];
 
     let (_, line) = bash_call(&dir, COMMAND_80);
     let (_, blocked) = bash_call(&dir, "sudo rm -rf ~/");
     // Every variant is the same guard: it lets the call through and refuses `rm -rf`.
-    for variant in &variants[1..] {
+    for variant in &variants[1..variants.len() - 1] {
         let passed = run_with_stdin(&mut (variant.command)(), &line)?;
         if variant.silent {
             expect_silent(variant.label, Ok(passed))?;
@@ -349,5 +364,9 @@ pub(crate) fn process_rows(plan: &Plan, python: &str) -> Result<Vec<Row>, Error>
         pair(1, 4, Target::Info),
         pair(1, 5, Target::Info),
         pair(4, 0, Target::Info),
+        // Where the bridge's time goes: starting at all, then any hook, then the packs.
+        pair(7, 0, Target::Info),
+        pair(6, 7, Target::Info),
+        pair(1, 6, Target::Info),
     ])
 }
