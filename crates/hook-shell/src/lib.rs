@@ -659,6 +659,11 @@ pub struct Invocation {
     pub runs_unknown: bool,
     /// The files its output is redirected to (`> f`, `>> f`, `&> f`, `>| f`), quotes removed.
     pub writes: Vec<String>,
+    /// The files its input is redirected from (`< f`), quotes removed.
+    pub reads: Vec<String>,
+    /// The text it reads on its input when the script holds it: a here-document (as written)
+    /// or a here-string whose value is known.
+    pub stdin: Option<String>,
 }
 
 /// Why a script cannot be read.
@@ -752,14 +757,23 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Runs
                         raw: vec![String::new()],
                         runs_unknown: false,
                         writes: Vec::new(),
+                        reads: Vec::new(),
+                        stdin: None,
                     });
                 }
+                let reads: Vec<String> = command
+                    .redirects
+                    .iter()
+                    .filter(|(redirect, _)| *redirect == Redirect::Input)
+                    .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
+                    .collect();
                 let stdin = command.stdin_text();
                 command_stages(&command.words, stdin.as_deref(), depth, levels, out)?;
-                // The command's stages and what it runs (`sh -c '… > f'`) write its
+                // The command's stages and what it runs (`sh -c '… > f'`) write and read its
                 // redirections; a nested command keeps its own as well.
                 for invocation in &mut out.invocations[first..] {
                     invocation.writes.extend(writes.iter().cloned());
+                    invocation.reads.extend(reads.iter().cloned());
                 }
             }
             Item::Expand(words) => {
@@ -800,6 +814,8 @@ fn command_stages(
             raw: rest.iter().map(|w| w.raw.clone()).collect(),
             runs_unknown: program.is_none() && !is_assignment,
             writes: Vec::new(),
+            reads: Vec::new(),
+            stdin: stdin.map(str::to_owned),
         };
         let Some(program) = program.filter(|_| !is_assignment) else {
             out.invocations.push(invocation);
@@ -845,6 +861,17 @@ fn command_stages(
                 ShellRuns::Unknown => invocation.runs_unknown = true,
                 ShellRuns::File => {}
             }
+        } else if kind == "watch" {
+            // `watch [options] COMMAND...` joins its arguments and runs them with `sh -c`.
+            let start = watch_command(&texts);
+            match texts[start.min(texts.len())..].iter().cloned().collect::<Option<Vec<String>>>() {
+                Some(parts) if !parts.is_empty() => {
+                    out.invocations.push(invocation);
+                    return collect_invocations(&parts.join(" "), depth + 1, levels, out);
+                }
+                Some(_) => {}
+                None => invocation.runs_unknown = true,
+            }
         } else if kind == "eval" {
             match texts.iter().cloned().collect::<Option<Vec<String>>>() {
                 Some(parts) => {
@@ -862,10 +889,25 @@ fn command_stages(
     Ok(())
 }
 
+/// Where the command of `watch` starts among its arguments: past its options and their values
+/// (`-n 1`, `--interval=1`, `-d`).
+fn watch_command(texts: &[Option<String>]) -> usize {
+    let mut i = 0;
+    while let Some(Some(text)) = texts.get(i) {
+        match text.as_str() {
+            "--" => return i + 1,
+            "-n" | "--interval" | "-q" | "--equexit" => i += 2,
+            option if option.starts_with('-') && option.len() > 1 => i += 1,
+            _ => return i,
+        }
+    }
+    i
+}
+
 /// An invocation standing for text run that is not known before it runs.
 fn unknown_run(args: &[RawWord]) -> Invocation {
     let raw: Vec<String> = args.iter().map(|w| w.raw.clone()).collect();
-    Invocation { words: raw.clone(), raw, runs_unknown: true, writes: Vec::new() }
+    Invocation { words: raw.clone(), raw, runs_unknown: true, writes: Vec::new(), reads: Vec::new(), stdin: None }
 }
 
 /// `env -S 'STRING'` / `env --split-string=STRING`: `Some(Some(script))` for the command line
@@ -979,6 +1021,24 @@ mod tests {
         for text in ["", " ", "rm -rf ~", "echo 'x'", "a && b", "rm *", "if true", "a > f", "a\nb", "$X -rf"] {
             assert_eq!(plain_words(text), None, "{text:?}");
         }
+    }
+
+    /// `watch` runs its arguments with `sh -c`; input redirections and here-strings are kept.
+    #[test]
+    fn watch_runs_its_arguments_and_redirections_are_kept() {
+        let words = |text: &str| -> Vec<Vec<String>> {
+            invocations(text).expect("parses").into_iter().map(|i| i.words).collect()
+        };
+        for text in ["watch -n 1 rm -rf ~", "watch -d --interval 2 'rm -rf ~'", "watch -- rm -rf ~"] {
+            assert!(words(text).contains(&vec!["rm".to_owned(), "-rf".to_owned(), "~".to_owned()]), "{text:?}");
+        }
+        assert!(invocations("watch \"$CMD\"").expect("parses").iter().any(|i| i.runs_unknown));
+        let cat = &invocations("cat < .env > out.txt").expect("parses")[0];
+        assert_eq!((cat.reads.clone(), cat.writes.clone()), (vec![".env".to_owned()], vec!["out.txt".to_owned()]));
+        let psql = &invocations("psql app <<< 'DROP TABLE t;'").expect("parses")[0];
+        assert_eq!(psql.stdin.as_deref(), Some("DROP TABLE t;"));
+        let nested = invocations("sudo psql app <<EOF\nDROP TABLE t;\nEOF\n").expect("parses");
+        assert!(nested.iter().all(|i| i.stdin.as_deref() == Some("DROP TABLE t;\n")), "{nested:?}");
     }
 
     fn paths(analysis: &Analysis) -> Vec<String> {
