@@ -125,7 +125,8 @@ pub struct Rule {
     pub command: Option<OneOrMany>,
     /// With `command`: at least one operand after the pattern's, as a normalized absolute path
     /// (`~`, `$HOME`, `..` and relative paths resolved), matches one of these globs; `$CWD` is
-    /// the working directory, `$CWD_OR_PARENT` the working directory or any directory above it.
+    /// the working directory, `$CWD_OR_PARENT` the working directory or any directory above it;
+    /// a glob starting with `!` excludes what the others match (`["~/**", "!$CWD/**"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// With `command`: at least one of these flags is present.
@@ -134,11 +135,13 @@ pub struct Rule {
     /// With `command`: none of these flags is present.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_flags: Vec<String>,
-    /// With `command`: a regex over the command's words after the program, joined by spaces.
+    /// With `command`: a regex over the command's words after the program, joined by spaces,
+    /// then the text it reads from a here-document or here-string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args_regex: Option<String>,
     /// With `command`: the script also runs one of these programs on code it reads from its
-    /// input or a substitution (`curl … | sh`, `bash <(curl …)`).
+    /// input or a substitution (`curl … | sh`, `bash <(curl …)`; a database client given no
+    /// statement or file: `echo 'DROP TABLE t;' | psql app`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub into: Vec<String>,
     /// Globs over the normalized absolute paths the call names (a shell call: its operands);

@@ -25,6 +25,15 @@ pub struct SimpleCommand {
     pub runs_unknown: bool,
     /// Files its output is redirected to.
     pub writes: Vec<String>,
+    /// Files its input is redirected from (`< f`): read like operands.
+    pub reads: Vec<String>,
+    /// The directories the script changed to before it, in order (each `cd DIR`'s operand, `~`
+    /// for a bare `cd`): its relative paths are relative to where they lead. Empty when the
+    /// script did not `cd`, or changed to a directory known only when it runs.
+    pub cds: Vec<String>,
+    /// The text it reads on its input when the script holds it (a here-document or a
+    /// here-string): `args_regex` sees it after the words.
+    pub stdin: Option<String>,
     /// The operands it writes, as written or joined to a destination directory: the
     /// destination of `cp` / `mv` / `install` / `ln` (and, since the destination may be a
     /// directory, the destination joined with each source's name), every directory of
@@ -158,9 +167,13 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             operands: Vec::new(),
             runs_unknown: false,
             writes: Vec::new(),
+            reads: Vec::new(),
+            cds: Vec::new(),
+            stdin: None,
             written: Vec::new(),
         });
     }
+    let (mut cds, mut cds_known) = (Vec::<String>::new(), true);
     for mut invocation in runs.invocations {
         let Some(first) = invocation.words.first() else { continue };
         // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal.
@@ -179,8 +192,22 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             operands,
             runs_unknown: invocation.runs_unknown,
             writes: invocation.writes,
+            reads: invocation.reads,
+            cds: if cds_known { cds.clone() } else { Vec::new() },
+            stdin: invocation.stdin,
             written,
         };
+        // `cd DIR && rm -rf project`: later commands run in DIR. A directory known only when
+        // it runs (`cd "$X"`, `cd -`) leaves the rest relative to the call's directory.
+        if matches!(command.program.as_str(), "cd" | "pushd") && cds_known {
+            match command.operands.first().map(String::as_str) {
+                None => cds.push("~".to_owned()),
+                Some(dir) if dir != "-" && !dir.contains(['$', '`']) && !dir.starts_with('+') => {
+                    cds.push(dir.to_owned())
+                }
+                Some(_) => cds_known = false,
+            }
+        }
         if depth < 2
             && INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
         {

@@ -346,7 +346,10 @@ impl CompiledRule {
         let first = pattern.operands.len();
         if !self.args.is_empty()
             && !words.operands[first..].iter().enumerate().any(|(k, arg)| {
-                self.args.iter().any(|glob| arg_matches(glob, arg, || command.operand_path(first + k, call), call))
+                let matches = |glob: &str| arg_matches(glob, arg, || command.operand_path(first + k, call), call);
+                // `!glob` excludes what the others match.
+                self.args.iter().any(|glob| !glob.starts_with('!') && matches(glob))
+                    && !self.args.iter().filter_map(|glob| glob.strip_prefix('!')).any(matches)
             })
         {
             return false;
@@ -358,9 +361,10 @@ impl CompiledRule {
         }
         if !self.paths.is_empty() {
             let operands = &command.operand_paths(call)[first..];
+            let reads = command.read_paths(call);
             let writes = command.write_paths(call);
             let written = command.written_paths(call);
-            if !operands.iter().chain(writes).any(|t| self.path_matches(t, call.home.as_deref(), false))
+            if !operands.iter().chain(reads).chain(writes).any(|t| self.path_matches(t, call.home.as_deref(), false))
                 && !writes.iter().chain(written).any(|t| self.path_matches(t, call.home.as_deref(), true))
             {
                 return false;
@@ -408,6 +412,10 @@ impl CompiledRule {
     }
 }
 
+/// Database clients that run the statements they read on their input.
+const DATABASE_CLIENTS: [&str; 9] =
+    ["psql", "mysql", "mariadb", "sqlite", "sqlcmd", "duckdb", "clickhouse-client", "cockroach", "mongosh"];
+
 /// Whether `command` is one of `programs` running code it reads from its input or from a
 /// substitution (`| sh`, `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 -`).
 fn runs_unseen_code(command: &SimpleCommand, programs: &[String]) -> bool {
@@ -415,7 +423,15 @@ fn runs_unseen_code(command: &SimpleCommand, programs: &[String]) -> bool {
     if !programs.iter().any(|p| p == &command.program || p == program) {
         return false;
     }
+    // A database client given no statement or file to run reads its statements on its input.
+    let reads_statements = DATABASE_CLIENTS.contains(&program)
+        && !command.flags.iter().any(|f| matches!(f.as_str(), "c" | "e" | "f" | "--command" | "--execute" | "--file"))
+        && !command
+            .words
+            .iter()
+            .any(|w| w.starts_with("--command=") || w.starts_with("--execute=") || w.starts_with("--file="));
     command.runs_unknown
+        || reads_statements
         || command.operands.is_empty()
         || command.operands.iter().any(|o| o == "-" || o == "/dev/stdin" || o.starts_with("<(") || o.contains("$("))
 }
@@ -465,7 +481,10 @@ struct Prepared<'s> {
     command: &'s SimpleCommand,
     /// `--help` / `--version`: the command only prints.
     help: bool,
+    /// The directory it runs in when the script changed it (`cd`).
+    cwd: OnceCell<Option<PathBuf>>,
     operands: OnceCell<Vec<String>>,
+    reads: OnceCell<Vec<String>>,
     writes: OnceCell<Vec<String>>,
     written: OnceCell<Vec<String>>,
     args: OnceCell<String>,
@@ -477,7 +496,9 @@ impl<'s> Prepared<'s> {
         Prepared {
             command,
             help: command.flags.iter().any(|f| f == "--help" || f == "--version"),
+            cwd: OnceCell::new(),
             operands: OnceCell::new(),
+            reads: OnceCell::new(),
             writes: OnceCell::new(),
             written: OnceCell::new(),
             args: OnceCell::new(),
@@ -485,13 +506,28 @@ impl<'s> Prepared<'s> {
         }
     }
 
-    fn normal(words: &[String], call: &CallFacts<'_>) -> Vec<String> {
-        words.iter().map(|w| normalize_path(w, call.call.cwd, call.call.home).to_string_lossy().into_owned()).collect()
+    fn normal(&self, words: &[String], call: &CallFacts<'_>) -> Vec<String> {
+        let cwd = self.cwd.get_or_init(|| {
+            // The directory the script's `cd`s led to, from the call's.
+            (!self.command.cds.is_empty()).then(|| {
+                self.command
+                    .cds
+                    .iter()
+                    .fold(call.call.cwd.to_path_buf(), |dir, cd| normalize_path(cd, &dir, call.call.home))
+            })
+        });
+        let cwd = cwd.as_deref().unwrap_or(call.call.cwd);
+        words.iter().map(|w| normalize_path(w, cwd, call.call.home).to_string_lossy().into_owned()).collect()
     }
 
     /// Its operands as normalized absolute paths.
     fn operand_paths(&self, call: &CallFacts<'_>) -> &[String] {
-        self.operands.get_or_init(|| Prepared::normal(&self.command.operands, call))
+        self.operands.get_or_init(|| self.normal(&self.command.operands, call))
+    }
+
+    /// The files its input is redirected from, normalized.
+    fn read_paths(&self, call: &CallFacts<'_>) -> &[String] {
+        self.reads.get_or_init(|| self.normal(&self.command.reads, call))
     }
 
     fn operand_path(&self, index: usize, call: &CallFacts<'_>) -> &str {
@@ -500,17 +536,25 @@ impl<'s> Prepared<'s> {
 
     /// The files its output is redirected to, normalized.
     fn write_paths(&self, call: &CallFacts<'_>) -> &[String] {
-        self.writes.get_or_init(|| Prepared::normal(&self.command.writes, call))
+        self.writes.get_or_init(|| self.normal(&self.command.writes, call))
     }
 
     /// The operands it writes, normalized.
     fn written_paths(&self, call: &CallFacts<'_>) -> &[String] {
-        self.written.get_or_init(|| Prepared::normal(&self.command.written, call))
+        self.written.get_or_init(|| self.normal(&self.command.written, call))
     }
 
-    /// Its arguments joined by spaces, as `args_regex` reads them.
+    /// Its arguments joined by spaces, then the text it reads on its input when the script
+    /// holds it, as `args_regex` reads them.
     fn args(&self) -> &str {
-        self.args.get_or_init(|| self.command.words[1..].join(" "))
+        self.args.get_or_init(|| {
+            let mut args = self.command.words[1..].join(" ");
+            if let Some(stdin) = &self.command.stdin {
+                args.push(' ');
+                args.push_str(stdin);
+            }
+            args
+        })
     }
 
     /// The command line, as a hit names it.
@@ -848,11 +892,11 @@ impl RuleSet {
                     let facts =
                         CallFacts { call, cwd: call.cwd.to_string_lossy(), home: call.home.map(Path::to_string_lossy) };
                     // The rule whose `undetermined` policy judges a command whose program is
-                    // not known: the strictest of those with a command pattern.
+                    // not known: the first of the strictest of those with a command pattern.
                     let undetermined_rule = applicable
                         .iter()
                         .filter(|s| s.has_command && s.undetermined != Undetermined::Allow)
-                        .max_by_key(|s| s.undetermined == Undetermined::Deny);
+                        .min_by_key(|s| s.undetermined != Undetermined::Deny);
                     for command in &commands {
                         let prepared = Prepared::new(command);
                         let matched: Vec<&CompiledRule> = self
@@ -921,11 +965,14 @@ impl RuleSet {
     }
 }
 
+/// A hit of `rule`; `instead`: a decision and reason other than the rule's own (a command or a
+/// `when` that cannot be checked), which the rule's safer alternative does not answer.
 fn hit(rule: &CompiledRule, command: Option<String>, instead: Option<(RuleDecision, String)>) -> Hit {
+    let suggest = if instead.is_some() { None } else { rule.suggest.clone() };
     let (decision, reason) = instead.unwrap_or_else(|| {
         (rule.decision, rule.reason.clone().unwrap_or_else(|| format!("the guard rule `{}` matched", rule.label())))
     });
-    Hit { rule: rule.label(), decision, shadow: rule.shadow, reason, suggest: rule.suggest.clone(), command }
+    Hit { rule: rule.label(), decision, shadow: rule.shadow, reason, suggest, command }
 }
 
 #[cfg(test)]

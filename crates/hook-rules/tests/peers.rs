@@ -35,7 +35,7 @@ fn the_dcg_corpus_agrees_at_least_95_percent_both_ways() {
     assert!(pass_agree * 100 >= pass_total * 95, "must-allow below 95 %:\n{}", tally.misses.join("\n"));
     assert_eq!(
         (tally.block, tally.pass, tally.misses.len()),
-        ((101, 97), (249, 246), 7),
+        ((101, 98), (249, 246), 6),
         "the agreement with dcg changed:\n{}",
         tally.misses.join("\n")
     );
