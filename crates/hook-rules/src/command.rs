@@ -42,7 +42,7 @@ pub struct SimpleCommand {
 }
 
 /// Programs whose single-dash options are whole words (`find -delete`, `terraform -destroy`).
-const SINGLE_DASH_LONG: [&str; 5] = ["find", "terraform", "tofu", "java", "dd"];
+const SINGLE_DASH_LONG: [&str; 6] = ["find", "terraform", "tofu", "terragrunt", "java", "dd"];
 
 /// Interpreters whose `-c` / `-e` code is searched for the shell commands it runs.
 const INTERPRETERS: [&str; 8] = ["python", "python2", "python3", "node", "perl", "ruby", "php", "deno"];
@@ -54,6 +54,7 @@ fn value_options(program: &str) -> &'static [&'static str] {
         "git" => &["C", "c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"],
         "kubectl" => &["n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "l", "--selector"],
         "docker" | "podman" => &["H", "--host", "--context", "--config", "p", "--project-name", "--file"],
+        "docker-compose" | "podman-compose" => COMPOSE_VALUE_OPTIONS,
         "aws" => &["--profile", "--region", "--endpoint-url", "--output"],
         "gcloud" => &["--project", "--account", "--configuration"],
         "az" => &["--subscription", "g", "--resource-group", "n", "--name"],
@@ -92,16 +93,24 @@ pub(crate) fn basename(word: &str) -> String {
     name.to_owned()
 }
 
+/// The options of `docker compose` that take a value (`-f prod.yml`): after `compose`, `-f` is
+/// no longer `docker`'s own.
+const COMPOSE_VALUE_OPTIONS: &[&str] =
+    &["f", "--file", "p", "--project-name", "--env-file", "--profile", "--project-directory", "--ansi"];
+
 /// Splits `program`'s arguments into normalized flags and operands.
 pub(crate) fn flags_and_operands(program: &str, args: &[String]) -> (Vec<String>, Vec<String>) {
     let (mut flags, mut operands) = (Vec::new(), Vec::new());
-    let takes_value = value_options(program);
+    let mut takes_value = value_options(program);
     let single_dash_long = SINGLE_DASH_LONG.contains(&program);
     let mut i = 0;
     let mut options_over = false;
     while i < args.len() {
         let arg = &args[i];
         i += 1;
+        if matches!(program, "docker" | "podman") && operands.len() == 1 && operands[0] == "compose" {
+            takes_value = COMPOSE_VALUE_OPTIONS;
+        }
         if options_over || arg.len() < 2 || !arg.starts_with('-') {
             operands.push(arg.clone());
             continue;
@@ -182,6 +191,17 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             invocation.runs_unknown = false;
         }
         let program = basename(&invocation.words[0]);
+        // `eval "$(ssh-agent -s)"`: what it runs is what a command prints, and that command
+        // is checked itself (a download evaluated is remote-code's `into`).
+        if program == "eval"
+            && invocation.words.len() > 1
+            && invocation.words[1..].iter().all(|w| {
+                let w = w.trim_matches('"');
+                (w.starts_with("$(") && w.ends_with(')')) || (w.starts_with('`') && w.ends_with('`'))
+            })
+        {
+            invocation.runs_unknown = false;
+        }
         let args = &invocation.words[1..];
         let (flags, operands) = flags_and_operands(&program, args);
         let written = written_operands(&program, args, &flags, &operands);

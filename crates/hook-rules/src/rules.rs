@@ -413,8 +413,19 @@ impl CompiledRule {
 }
 
 /// Database clients that run the statements they read on their input.
-const DATABASE_CLIENTS: [&str; 9] =
-    ["psql", "mysql", "mariadb", "sqlite", "sqlcmd", "duckdb", "clickhouse-client", "cockroach", "mongosh"];
+const DATABASE_CLIENTS: [&str; 11] = [
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite",
+    "sqlcmd",
+    "duckdb",
+    "clickhouse-client",
+    "cockroach",
+    "mongosh",
+    "redis-cli",
+    "valkey-cli",
+];
 
 /// Whether `command` is one of `programs` running code it reads from its input or from a
 /// substitution (`| sh`, `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 -`).
@@ -433,7 +444,10 @@ fn runs_unseen_code(command: &SimpleCommand, programs: &[String]) -> bool {
     command.runs_unknown
         || reads_statements
         || command.operands.is_empty()
-        || command.operands.iter().any(|o| o == "-" || o == "/dev/stdin" || o.starts_with("<(") || o.contains("$("))
+        || command
+            .operands
+            .iter()
+            .any(|o| o == "-" || o == "/dev/stdin" || o.starts_with("<(") || o.contains("$(") || o.contains('`'))
 }
 
 /// A glob with `~` made the home directory; a glob not anchored at `/` matches anywhere.

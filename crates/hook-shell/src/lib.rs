@@ -164,9 +164,9 @@ fn expand(word: &RawWord, vars: &Vars, home: Option<&Path>) -> Word {
 }
 
 /// Programs that run the program named by their first operand.
-const WRAPPERS: [&str; 14] = [
+const WRAPPERS: [&str; 17] = [
     "exec", "command", "builtin", "nohup", "time", "nice", "env", "sudo", "doas", "xargs", "stdbuf", "timeout",
-    "setsid", "ionice",
+    "setsid", "ionice", "npx", "pnpx", "bunx",
 ];
 
 /// Shells: `-c STRING` is a command, else the first operand is a script.
@@ -198,6 +198,7 @@ fn option_takes_value(wrapper: &str, option: &str) -> bool {
         "ionice" => &["-c", "-n", "--class", "--classdata"],
         "time" => &["-f", "-o", "--format", "--output"],
         "exec" => &["-a"],
+        "npx" | "pnpx" | "bunx" => &["-p", "--package", "--node-options"],
         _ => &[],
     };
     options.contains(&option)
