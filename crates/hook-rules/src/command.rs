@@ -4,6 +4,7 @@
 //! (`python -c "os.system('…')"`).
 
 use std::{
+    collections::HashMap,
     path::{Component, Path, PathBuf},
     sync::OnceLock,
 };
@@ -183,7 +184,12 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         });
     }
     let (mut cds, mut cds_known) = (Vec::<String>::new(), true);
+    let mut vars: HashMap<String, String> = HashMap::new();
     for mut invocation in runs.invocations {
+        if !vars.is_empty() {
+            substitute_vars(&mut invocation, &vars);
+        }
+        record_assignments(&invocation.words, &mut vars);
         let Some(first) = invocation.words.first() else { continue };
         // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal.
         if let Some(literal) = echoed_literal(first) {
@@ -241,6 +247,86 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         out.push(command);
     }
     Ok(())
+}
+
+/// Commands that set the variables their `NAME=value` operands name.
+const DECLARERS: [&str; 5] = ["export", "declare", "local", "readonly", "typeset"];
+
+/// Records the variables `words` set to a value known from the text (`X=~`, `export D=/tmp/x`,
+/// `T=$HOME/x`), and forgets those it sets to anything else. A command's own prefix
+/// (`A=b git push`) sets nothing for the commands after it.
+fn record_assignments(words: &[String], vars: &mut HashMap<String, String>) {
+    let is_assignment = |word: &String| word.split_once('=').is_some_and(|(name, _)| is_name(name));
+    let assignments = if words.iter().all(is_assignment) {
+        words
+    } else if words.first().is_some_and(|w| DECLARERS.contains(&w.as_str())) {
+        &words[1..]
+    } else {
+        return;
+    };
+    for word in assignments {
+        let Some((name, value)) = word.split_once('=').filter(|(name, _)| is_name(name)) else { continue };
+        let value = value.trim_matches(|c| c == '"' || c == '\'');
+        let rest = value.strip_prefix("${HOME}").or_else(|| value.strip_prefix("$HOME")).unwrap_or(value);
+        if rest.contains(['$', '`']) {
+            vars.remove(name);
+        } else {
+            vars.insert(name.to_owned(), value.to_owned());
+        }
+    }
+}
+
+fn is_name(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `X=~; rm -rf $X`: each `$NAME` / `${NAME}` of a variable the script set to a known value is
+/// that value (a word that is only `$NAME`, unquoted, splits on blanks as the shell splits it).
+fn substitute_vars(invocation: &mut hook_shell::Invocation, vars: &HashMap<String, String>) {
+    let mut words = Vec::with_capacity(invocation.words.len());
+    let mut changed = false;
+    for (index, word) in invocation.words.iter().enumerate() {
+        if !word.contains('$') {
+            words.push(word.clone());
+            continue;
+        }
+        let bare = word.strip_prefix("${").and_then(|w| w.strip_suffix('}')).or_else(|| word.strip_prefix('$'));
+        if let Some(value) = bare.and_then(|name| vars.get(name)) {
+            changed = true;
+            words.extend(value.split_whitespace().map(str::to_owned));
+            if index == 0 && value.split_whitespace().next().is_none() {
+                words.push(String::new());
+            }
+            continue;
+        }
+        let mut text = word.clone();
+        for (name, value) in vars {
+            for form in [format!("${{{name}}}"), format!("${name}")] {
+                let mut at = 0;
+                while let Some(found) = text[at..].find(&form) {
+                    let start = at + found;
+                    let end = start + form.len();
+                    // `$NAME` ends where a name cannot go on (`$X/y`, `"$X"`), not `$XY`.
+                    if form.ends_with('}') || !text[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        text.replace_range(start..end, value);
+                        at = start + value.len();
+                        changed = true;
+                    } else {
+                        at = end;
+                    }
+                }
+            }
+        }
+        words.push(text);
+    }
+    if changed {
+        if invocation.runs_unknown && words.first().is_some_and(|w| !w.is_empty() && !w.contains(['$', '`'])) {
+            invocation.runs_unknown = false;
+        }
+        invocation.words = words;
+    }
 }
 
 /// The operands `program` writes (see [`SimpleCommand::written`]).
