@@ -43,7 +43,7 @@ pub struct SimpleCommand {
 }
 
 /// Programs whose single-dash options are whole words (`find -delete`, `terraform -destroy`).
-const SINGLE_DASH_LONG: [&str; 6] = ["find", "terraform", "tofu", "terragrunt", "java", "dd"];
+const SINGLE_DASH_LONG: [&str; 7] = ["find", "terraform", "tofu", "terragrunt", "java", "dd", "openssl"];
 
 /// Interpreters whose `-c` / `-e` code is searched for the shell commands it runs.
 const INTERPRETERS: [&str; 8] = ["python", "python2", "python3", "node", "perl", "ruby", "php", "deno"];
@@ -53,6 +53,11 @@ const INTERPRETERS: [&str; 8] = ["python", "python2", "python3", "node", "perl",
 fn value_options(program: &str) -> &'static [&'static str] {
     match program {
         "git" => &["C", "c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"],
+        // What `openssl` writes (`-out`, `-keyout`) is no file it reads; `-in FILE` stays an
+        // operand, read.
+        "openssl" => {
+            &["-out", "-keyout", "-passin", "-passout", "-pass", "-config", "-subj", "-days", "-newkey", "-name"]
+        }
         "kubectl" => &["n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "l", "--selector"],
         "docker" | "podman" => &["H", "--host", "--context", "--config", "p", "--project-name", "--file"],
         "docker-compose" | "podman-compose" => COMPOSE_VALUE_OPTIONS,
@@ -132,7 +137,11 @@ pub(crate) fn flags_and_operands(program: &str, args: &[String]) -> (Vec<String>
             continue;
         }
         if single_dash_long {
-            flags.push(arg.split('=').next().unwrap_or(arg).to_owned());
+            let name = arg.split('=').next().unwrap_or(arg);
+            if name == arg && takes_value.contains(&name) {
+                i += 1;
+            }
+            flags.push(name.to_owned());
             continue;
         }
         let letters: Vec<char> = arg[1..].chars().collect();
@@ -196,15 +205,22 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             invocation.words[0] = literal;
             invocation.runs_unknown = false;
         }
+        // So is an operand (`rm -rf $(echo ~)`).
+        for word in invocation.words.iter_mut().skip(1) {
+            if let Some(literal) = echoed_literal(word) {
+                *word = literal;
+            }
+        }
         let program = basename(&invocation.words[0]);
+        // `/bin/r? -rf ~`: a program named by a glob is known only when the shell expands it.
+        if !matches!(program.as_str(), "[" | "[[") && program.contains(['*', '?', '[']) {
+            invocation.runs_unknown = true;
+        }
         // `eval "$(ssh-agent -s)"`: what it runs is what a command prints, and that command
         // is checked itself (a download evaluated is remote-code's `into`).
         if program == "eval"
             && invocation.words.len() > 1
-            && invocation.words[1..].iter().all(|w| {
-                let w = w.trim_matches('"');
-                (w.starts_with("$(") && w.ends_with(')')) || (w.starts_with('`') && w.ends_with('`'))
-            })
+            && invocation.words[1..].iter().all(|w| evaluates_a_tools_output(w))
         {
             invocation.runs_unknown = false;
         }
@@ -235,9 +251,14 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             }
         }
         if depth < 2
-            && INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
+            && (INTERPRETERS.contains(&command.program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
+                || AWKS.contains(&command.program.as_str()))
         {
-            for code in one_liner_code(args) {
+            // The code of `-c`/`-e`, and a here-document the interpreter reads as its program
+            // (`python3 <<'EOF'`, `node - <<EOF`).
+            let reads_program = command.operands.is_empty() || command.operands.iter().all(|o| o == "-");
+            let stdin = command.stdin.as_deref().filter(|_| reads_program);
+            for code in one_liner_code(args).chain(stdin).chain(awk_program(&command)) {
                 for inner in embedded_commands(code).into_iter().chain(deletions(code)) {
                     // Text that does not parse as a shell script runs nothing we can see.
                     let _ = collect(&inner, depth + 1, out);
@@ -247,6 +268,40 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         out.push(command);
     }
     Ok(())
+}
+
+/// awk and its kin: their program (the first operand) runs commands through `system(…)`.
+const AWKS: [&str; 4] = ["awk", "gawk", "mawk", "nawk"];
+
+/// The program text of an awk command (`awk 'BEGIN{system("…")}'`), none for another.
+fn awk_program(command: &SimpleCommand) -> Option<&str> {
+    AWKS.contains(&command.program.as_str()).then(|| command.operands.first().map(String::as_str)).flatten()
+}
+
+/// Programs whose output is data handed to them or fetched: `eval` of it runs text the script
+/// does not show (`eval "$(echo cm0g… | base64 -d)"`, `eval "$(curl …)"`).
+const PAYLOAD_SOURCES: [&str; 19] = [
+    "echo", "printf", "cat", "base64", "base32", "xxd", "rev", "tr", "openssl", "gzip", "gunzip", "zcat", "curl",
+    "wget", "python", "python3", "perl", "ruby", "node",
+];
+
+/// Whether `word` is one command substitution running a single command that prints code
+/// of its own (`"$(ssh-agent -s)"`, `$(pyenv init -)`): no pipeline, list or redirection,
+/// and no program that only passes data through.
+fn evaluates_a_tools_output(word: &str) -> bool {
+    let word = word.trim_matches('"');
+    let inner = if let Some(inner) = word.strip_prefix("$(").and_then(|w| w.strip_suffix(')')) {
+        inner
+    } else if let Some(inner) = word.strip_prefix('`').and_then(|w| w.strip_suffix('`')) {
+        inner
+    } else {
+        return false;
+    };
+    if inner.contains(['|', ';', '&', '<', '>', '`', '$', '(', '\n']) {
+        return false;
+    }
+    let program = inner.split_whitespace().next().map(basename).unwrap_or_default();
+    !program.is_empty() && !PAYLOAD_SOURCES.contains(&program.as_str())
 }
 
 /// Commands that set the variables their `NAME=value` operands name.
@@ -400,7 +455,7 @@ fn echoed_literal(word: &str) -> Option<String> {
     }
     static ECHOED: OnceLock<Regex> = OnceLock::new();
     let echoed = ECHOED.get_or_init(|| {
-        Regex::new(r#"^"?(?:\$\(|`)\s*(?:echo|printf)\s+['"]?([\w./+-]+)['"]?\s*(?:\)|`)"?$"#)
+        Regex::new(r#"^"?(?:\$\(|`)\s*(?:echo|printf)\s+['"]?([\w./+~${}-]+)['"]?\s*(?:\)|`)"?$"#)
             .expect("the echoed-literal pattern is valid")
     });
     echoed.captures(word).map(|c| c[1].to_owned())
@@ -500,6 +555,25 @@ fn shell_quote(word: &str) -> String {
 /// directory itself (deleting everything in it is deleting it).
 pub fn normalize_path(word: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     let mut text = word.trim_matches(|c| c == '"' || c == '\'').to_owned();
+    // `${HOME:?}`, `${HOME%/}`, `${HOME:-/x}` are the home directory when it is set; `$PWD`,
+    // `$(pwd)` and the repository's top level (the project) are the working directory.
+    static EXPANSION: OnceLock<Regex> = OnceLock::new();
+    let expansion = EXPANSION.get_or_init(|| {
+        Regex::new(r"^(?:\$\{HOME(?::?[-?=+][^}]*|%%?/?)\}|\$\{?PWD\}?|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*git rev-parse --show-toplevel\s*\))")
+            .expect("the expansion pattern is valid")
+    });
+    if text.starts_with(['$', '`'])
+        && let Some(found) = expansion.find(&text)
+    {
+        let replaced = if found.as_str().contains("HOME") {
+            home.map(|h| h.display().to_string())
+        } else {
+            Some(cwd.display().to_string())
+        };
+        if let Some(replaced) = replaced {
+            text = format!("{replaced}{}", &text[found.end()..]);
+        }
+    }
     for var in ["${HOME}", "$HOME", "\"$HOME\"", "\"${HOME}\""] {
         if let Some(rest) = text.strip_prefix(var)
             && let Some(home) = home

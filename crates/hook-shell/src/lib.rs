@@ -164,9 +164,9 @@ fn expand(word: &RawWord, vars: &Vars, home: Option<&Path>) -> Word {
 }
 
 /// Programs that run the program named by their first operand.
-const WRAPPERS: [&str; 17] = [
+const WRAPPERS: [&str; 19] = [
     "exec", "command", "builtin", "nohup", "time", "nice", "env", "sudo", "doas", "xargs", "stdbuf", "timeout",
-    "setsid", "ionice", "npx", "pnpx", "bunx",
+    "setsid", "ionice", "npx", "pnpx", "bunx", "pkexec", "busybox",
 ];
 
 /// Shells: `-c STRING` is a command, else the first operand is a script.
@@ -199,6 +199,7 @@ fn option_takes_value(wrapper: &str, option: &str) -> bool {
         "time" => &["-f", "-o", "--format", "--output"],
         "exec" => &["-a"],
         "npx" | "pnpx" | "bunx" => &["-p", "--package", "--node-options"],
+        "pkexec" => &["--user"],
         _ => &[],
     };
     options.contains(&option)
@@ -750,8 +751,14 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Runs
                     .filter(|(redirect, _)| *redirect == Redirect::Output)
                     .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
                     .collect();
+                let reads: Vec<String> = command
+                    .redirects
+                    .iter()
+                    .filter(|(redirect, _)| *redirect == Redirect::Input)
+                    .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
+                    .collect();
                 let first = out.invocations.len();
-                if command.words.is_empty() && !writes.is_empty() {
+                if command.words.is_empty() && (!writes.is_empty() || !reads.is_empty()) {
                     // A redirection alone (`> ~/.bashrc`) truncates its file, as `:` would.
                     out.invocations.push(Invocation {
                         words: vec![":".to_owned()],
@@ -762,12 +769,6 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Runs
                         stdin: None,
                     });
                 }
-                let reads: Vec<String> = command
-                    .redirects
-                    .iter()
-                    .filter(|(redirect, _)| *redirect == Redirect::Input)
-                    .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
-                    .collect();
                 let stdin = command.stdin_text();
                 command_stages(&command.words, stdin.as_deref(), depth, levels, out)?;
                 // The command's stages and what it runs (`sh -c '… > f'`) write and read its
@@ -846,6 +847,22 @@ fn command_stages(
                 .collect();
             out.invocations.push(invocation);
             rest = &args[wrapped_program(kind, &shape).min(args.len())..];
+            if kind == "xargs"
+                && let Some(input) = stdin
+                && !rest.is_empty()
+            {
+                // `xargs rm -rf <<< ~/x`: the words it reads are its command's last operands.
+                let words: Vec<RawWord> = rest
+                    .iter()
+                    .cloned()
+                    .chain(input.split_whitespace().map(|word| RawWord {
+                        pieces: vec![Piece::Text(word.to_owned())],
+                        raw: word.to_owned(),
+                        nested: Vec::new(),
+                    }))
+                    .collect();
+                return command_stages(&words, None, depth, levels, out);
+            }
             continue;
         }
         if SHELLS.contains(&kind) {
@@ -861,6 +878,27 @@ fn command_stages(
                 }
                 ShellRuns::Unknown => invocation.runs_unknown = true,
                 ShellRuns::File => {}
+            }
+        } else if let Some(script) = dash_c_script(kind, &texts) {
+            // `su -c 'CMD' root`, `script -qc 'CMD' /dev/null`, `flock LOCK -c 'CMD'`: a shell
+            // runs CMD.
+            out.invocations.push(invocation);
+            return match script {
+                Some(script) => collect_invocations(&script, depth + 1, levels, out),
+                None => {
+                    out.invocations.push(unknown_run(args));
+                    Ok(())
+                }
+            };
+        } else if kind == "flock" {
+            // `flock [options] LOCK CMD...`: CMD runs.
+            let start = texts
+                .iter()
+                .position(|t| t.as_deref().is_none_or(|t| !t.starts_with('-')))
+                .map_or(texts.len(), |i| i + 1);
+            if start < args.len() {
+                out.invocations.push(invocation);
+                return command_stages(&args[start..], stdin, depth, levels, out);
             }
         } else if kind == "watch" {
             // `watch [options] COMMAND...` joins its arguments and runs them with `sh -c`.
@@ -883,11 +921,43 @@ fn command_stages(
             }
         } else if kind == "find" {
             find_exec(args, &texts, depth, levels, out)?;
+        } else if kind == "trap" {
+            // `trap 'CMD' EXIT`: CMD runs later, when the signal comes.
+            if let Some(Some(script)) = texts.iter().find(|t| t.as_deref().is_none_or(|t| !t.starts_with('-'))) {
+                out.invocations.push(invocation);
+                return collect_invocations(script, depth + 1, levels, out);
+            }
+        } else if matches!(kind, "source" | ".")
+            && let Some(input) = stdin
+            && texts.first().is_some_and(|t| matches!(t.as_deref(), Some("/dev/stdin" | "-")))
+        {
+            // `source /dev/stdin <<< 'CMD'`: the text read is the script.
+            out.invocations.push(invocation);
+            return collect_invocations(input, depth + 1, levels, out);
         }
         out.invocations.push(invocation);
         return Ok(());
     }
     Ok(())
+}
+
+/// The command string of `su`, `script` or `flock` given with `-c` (or `--command`, or `-qc`
+/// bundled): `Some(Some(text))`, `Some(None)` when it is not known; `None` without one.
+fn dash_c_script(kind: &str, texts: &[Option<String>]) -> Option<Option<String>> {
+    if !matches!(kind, "su" | "script" | "flock" | "runuser") {
+        return None;
+    }
+    for (i, text) in texts.iter().enumerate() {
+        let Some(text) = text else { continue };
+        if let Some(value) = text.strip_prefix("--command=") {
+            return Some(Some(value.to_owned()));
+        }
+        let bundled_c = text.starts_with('-') && !text.starts_with("--") && text.ends_with('c');
+        if text == "--command" || bundled_c {
+            return Some(texts.get(i + 1).cloned().flatten());
+        }
+    }
+    None
 }
 
 /// Where the command of `watch` starts among its arguments: past its options and their values
@@ -1040,6 +1110,32 @@ mod tests {
         assert_eq!(psql.stdin.as_deref(), Some("DROP TABLE t;"));
         let nested = invocations("sudo psql app <<EOF\nDROP TABLE t;\nEOF\n").expect("parses");
         assert!(nested.iter().all(|i| i.stdin.as_deref() == Some("DROP TABLE t;\n")), "{nested:?}");
+    }
+
+    /// `su -c`, `script -c`, `flock`, `pkexec`, `busybox`, `trap`, `source /dev/stdin` and
+    /// `xargs` fed a known text run the command they are given.
+    #[test]
+    fn command_strings_and_fed_words_are_run() {
+        let runs_rm_rf = |text: &str, target: &str| {
+            invocations(text).expect("parses").iter().any(|i| {
+                i.words.first().map(String::as_str) == Some("rm") && i.words.last().map(String::as_str) == Some(target)
+            })
+        };
+        for text in [
+            "su -c 'rm -rf /' root",
+            "su root -c 'rm -rf /'",
+            "script -qc 'rm -rf /' /dev/null",
+            "flock /tmp/l rm -rf /",
+            "flock -c 'rm -rf /' /tmp/l",
+            "pkexec rm -rf /",
+            "busybox rm -rf /",
+            "trap 'rm -rf /' EXIT",
+            "source /dev/stdin <<< 'rm -rf /'",
+            "xargs rm -rf <<< /",
+        ] {
+            assert!(runs_rm_rf(text, "/"), "{text:?}: {:?}", invocations(text));
+        }
+        assert!(!invocations("su - root").expect("parses").iter().any(|i| i.runs_unknown));
     }
 
     fn paths(analysis: &Analysis) -> Vec<String> {
