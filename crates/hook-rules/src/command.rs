@@ -200,8 +200,9 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         }
         record_assignments(&invocation.words, &mut vars);
         let Some(first) = invocation.words.first() else { continue };
-        // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal.
-        if let Some(literal) = echoed_literal(first) {
+        // `$(echo rm) -rf ~` runs `rm`: a program word that only echoes a literal is that literal
+        // (`$(echo $X)` is no literal program).
+        if let Some(literal) = echoed_literal(first).filter(|literal| !literal.contains('$')) {
             invocation.words[0] = literal;
             invocation.runs_unknown = false;
         }

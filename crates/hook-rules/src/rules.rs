@@ -200,9 +200,14 @@ impl CompiledRule {
         };
         let mut commands = Vec::new();
         for text in rule.command.iter().flat_map(|c| c.iter()) {
-            let words: Vec<String> = match hook_shell::plain_words(text).ok_or(()).or_else(|()| {
-                hook_shell::invocations(text).map(|all| all.into_iter().next().map(|i| i.words).unwrap_or_default())
-            }) {
+            // A pattern of plain words is its words; anything else is read by the parser.
+            let words = match hook_shell::plain_words(text) {
+                Some(words) => Ok(words),
+                None => {
+                    hook_shell::invocations(text).map(|all| all.into_iter().next().map(|i| i.words).unwrap_or_default())
+                }
+            };
+            let words: Vec<String> = match words {
                 Ok(words) => words,
                 Err(e) => return Err(error("command", text, format!("does not parse: {e}"))),
             };
