@@ -998,6 +998,21 @@ fn hit(rule: &CompiledRule, command: Option<String>, instead: Option<(RuleDecisi
 mod tests {
     use super::*;
 
+    /// A Claude Code `Bash` call of `command` in `/p`, home `/home/u`.
+    fn bash_call(command: &str) -> Call<'_> {
+        Call {
+            event: Event::PreToolExecution,
+            tool: Some("Bash"),
+            command: Some(command),
+            paths: Vec::new(),
+            content: None,
+            url: None,
+            cwd: Path::new("/p"),
+            home: Some(Path::new("/home/u")),
+            input: None,
+        }
+    }
+
     /// The packs' regexes are built on first use, not at load: each must build.
     #[test]
     fn every_pack_regex_builds() {
@@ -1031,17 +1046,7 @@ mod tests {
                 .count()
         };
         assert_eq!(built(&rules), 0);
-        let call = Call {
-            event: Event::PreToolExecution,
-            tool: Some("Bash"),
-            command: Some("psql -c 'DROP DATABASE prod'"),
-            paths: Vec::new(),
-            content: None,
-            url: None,
-            cwd: Path::new("/p"),
-            home: Some(Path::new("/home/u")),
-            input: None,
-        };
+        let call = bash_call("psql -c 'DROP DATABASE prod'");
         assert!(rules.evaluate(&call).decision.is_some(), "DROP DATABASE through psql is refused");
         assert!(built(&rules) > 0);
     }
@@ -1077,17 +1082,7 @@ mod tests {
         let eager = RuleSet::compile(&file).expect("recommended compiles");
         let every = eager.rules().len();
         assert!(every > 50);
-        let bash = |command| Call {
-            event: Event::PreToolExecution,
-            tool: Some("Bash"),
-            command: Some(command),
-            paths: Vec::new(),
-            content: None,
-            url: None,
-            cwd: Path::new("/p"),
-            home: Some(Path::new("/home/u")),
-            input: None,
-        };
+        let bash = bash_call;
         let call = bash("git status && git reset --hard HEAD~1");
         let (a, b) = (lazy.evaluate(&call), eager.evaluate(&call));
         assert_eq!(a.decided_by.map(|h| h.rule), b.decided_by.map(|h| h.rule));

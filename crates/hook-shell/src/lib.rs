@@ -745,18 +745,15 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Runs
                 for word in command.words.iter().chain(command.redirects.iter().map(|(_, word)| word)) {
                     nested_invocations(&word.nested, depth, levels, out)?;
                 }
-                let writes: Vec<String> = command
-                    .redirects
-                    .iter()
-                    .filter(|(redirect, _)| *redirect == Redirect::Output)
-                    .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
-                    .collect();
-                let reads: Vec<String> = command
-                    .redirects
-                    .iter()
-                    .filter(|(redirect, _)| *redirect == Redirect::Input)
-                    .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
-                    .collect();
+                let files = |kind: Redirect| -> Vec<String> {
+                    command
+                        .redirects
+                        .iter()
+                        .filter(|(redirect, _)| *redirect == kind)
+                        .map(|(_, word)| plain_text(&word.pieces).unwrap_or_else(|| word.raw.clone()))
+                        .collect()
+                };
+                let (writes, reads) = (files(Redirect::Output), files(Redirect::Input));
                 let first = out.invocations.len();
                 if command.words.is_empty() && (!writes.is_empty() || !reads.is_empty()) {
                     // A redirection alone (`> ~/.bashrc`) truncates its file, as `:` would.
@@ -831,14 +828,7 @@ fn command_stages(
         let texts: Vec<Option<String>> = args.iter().map(|w| plain_text(&w.pieces)).collect();
         if WRAPPERS.contains(&kind) {
             if let Some(split) = env_split_string(kind, &texts) {
-                out.invocations.push(invocation);
-                return match split {
-                    Some(script) => collect_invocations(&script, depth + 1, levels, out),
-                    None => {
-                        out.invocations.push(unknown_run(args));
-                        Ok(())
-                    }
-                };
+                return run_string(invocation, split, args, depth, levels, out);
             }
             let shape: Vec<WrapperArg<'_>> = args
                 .iter()
@@ -882,14 +872,7 @@ fn command_stages(
         } else if let Some(script) = dash_c_script(kind, &texts) {
             // `su -c 'CMD' root`, `script -qc 'CMD' /dev/null`, `flock LOCK -c 'CMD'`: a shell
             // runs CMD.
-            out.invocations.push(invocation);
-            return match script {
-                Some(script) => collect_invocations(&script, depth + 1, levels, out),
-                None => {
-                    out.invocations.push(unknown_run(args));
-                    Ok(())
-                }
-            };
+            return run_string(invocation, script, args, depth, levels, out);
         } else if kind == "flock" {
             // `flock [options] LOCK CMD...`: CMD runs.
             let start = texts
@@ -973,6 +956,26 @@ fn watch_command(texts: &[Option<String>]) -> usize {
         }
     }
     i
+}
+
+/// Pushes `invocation`, then what the command string it runs holds (`env -S`, `su -c`), or an
+/// unknown run when that string is known only when it runs.
+fn run_string(
+    invocation: Invocation,
+    script: Option<String>,
+    args: &[RawWord],
+    depth: usize,
+    levels: usize,
+    out: &mut Runs,
+) -> Result<(), ShellError> {
+    out.invocations.push(invocation);
+    match script {
+        Some(script) => collect_invocations(&script, depth + 1, levels, out),
+        None => {
+            out.invocations.push(unknown_run(args));
+            Ok(())
+        }
+    }
 }
 
 /// An invocation standing for text run that is not known before it runs.
