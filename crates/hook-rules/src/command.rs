@@ -558,13 +558,21 @@ pub fn normalize_path(word: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     let mut text = word.trim_matches(|c| c == '"' || c == '\'').to_owned();
     // `${HOME:?}`, `${HOME%/}`, `${HOME:-/x}` are the home directory when it is set; `$PWD`,
     // `$(pwd)` and the repository's top level (the project) are the working directory.
+    // Every operand of every command is normalized: the regex is built and run only for a text
+    // one of its forms can start (a plain `$HOME` / `${HOME}` is the loop below).
+    let may_expand = (text.starts_with("${HOME") && !text.starts_with("${HOME}"))
+        || text.starts_with("$PWD")
+        || text.starts_with("${PWD")
+        || text.starts_with("$(")
+        || text.starts_with('`');
     static EXPANSION: OnceLock<Regex> = OnceLock::new();
-    let expansion = EXPANSION.get_or_init(|| {
-        Regex::new(r"^(?:\$\{HOME(?::?[-?=+][^}]*|%%?/?)\}|\$\{?PWD\}?|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*git rev-parse --show-toplevel\s*\))")
-            .expect("the expansion pattern is valid")
-    });
-    if text.starts_with(['$', '`'])
-        && let Some(found) = expansion.find(&text)
+    if may_expand
+        && let Some(found) = EXPANSION
+            .get_or_init(|| {
+                Regex::new(r"^(?:\$\{HOME(?::?[-?=+][^}]*|%%?/?)\}|\$\{?PWD\}?|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*git rev-parse --show-toplevel\s*\))")
+                    .expect("the expansion pattern is valid")
+            })
+            .find(&text)
     {
         let replaced = if found.as_str().contains("HOME") {
             home.map(|h| h.display().to_string())
