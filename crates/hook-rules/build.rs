@@ -1,14 +1,14 @@
-//! Turns each pack's YAML (`packs/*.yaml`, the text people read and edit) into JSON in
-//! `OUT_DIR`, which the binary embeds and reads instead, and into an index of its rules
-//! (`packs/index.rs`): each rule's own JSON with what decides whether a call needs it (its
-//! events, tools, command patterns, `undetermined` and whether it has `when`), as written.
+//! Makes an index of each pack's rules (`OUT_DIR/packs/index.rs`) from its YAML
+//! (`packs/*.yaml`, the text people read and edit): each rule's own JSON, which the binary
+//! parses instead of the YAML, with what decides whether a call needs the rule (its events,
+//! tools, command patterns, `undetermined` and whether it has `when`), as written.
 //!
 //! Every bridge call is a fresh process that reads the packs it guards with: parsing the eight
 //! packs as YAML takes about 1.3 ms there, the same data as JSON about 0.2 ms, and compiling
 //! every rule as much again. With the index a call parses and compiles only the rules it can
 //! reach (the rules naming the programs its command runs, say). The YAML stays the source
 //! (`hookwire rules list` and `explain` quote it, with its line numbers); tests check that the
-//! JSON and the index give the same rules (`packs.rs`, `rules.rs`).
+//! index gives the YAML's rules (`packs.rs`, `rules.rs`).
 
 use std::{env, fs, path::Path};
 
@@ -26,10 +26,10 @@ fn main() {
         let text = fs::read_to_string(&path).expect("a pack is UTF-8 text");
         let value: serde_json::Value = serde_saphyr::from_str(&text)
             .unwrap_or_else(|e| panic!("the pack {} is not valid YAML: {e}", path.display()));
-        let name = path.with_extension("json");
-        let name = name.file_name().expect("a pack has a file name");
-        fs::write(out.join(name), serde_json::to_string(&value).expect("a YAML value is JSON"))
-            .expect("OUT_DIR is writable");
+        // The index holds a pack's rules only: a pack is nothing else.
+        if let Some(key) = value.as_object().and_then(|pack| pack.keys().find(|key| *key != "rules")) {
+            panic!("the pack {} has `{key}:`; a pack holds `rules:` only", path.display());
+        }
         let stem = path.file_stem().and_then(|s| s.to_str()).expect("a pack's name is UTF-8");
         index.push_str(&index_of(stem, &value));
     }

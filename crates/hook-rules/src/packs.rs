@@ -1,5 +1,5 @@
-//! The packs compiled into hookwire: YAML rules files embedded in the binary (as JSON made
-//! from them at build time), read once.
+//! The packs compiled into hookwire: YAML rules files embedded in the binary, with an index of
+//! their rules made from them at build time (build.rs), which is what a process reads.
 
 use std::sync::OnceLock;
 
@@ -7,65 +7,6 @@ use hook_protocol::{
     Event,
     rules::{PackName, Rule, RulesFile, Undetermined},
 };
-
-/// The text of each pack, as shipped (`crates/hook-rules/packs/*.yaml`).
-pub fn source(pack: PackName) -> &'static str {
-    match pack {
-        PackName::Filesystem => include_str!("../packs/filesystem.yaml"),
-        PackName::Git => include_str!("../packs/git.yaml"),
-        PackName::Secrets => include_str!("../packs/secrets.yaml"),
-        PackName::RemoteCode => include_str!("../packs/remote-code.yaml"),
-        PackName::Persistence => include_str!("../packs/persistence.yaml"),
-        PackName::Databases => include_str!("../packs/databases.yaml"),
-        PackName::Cloud => include_str!("../packs/cloud.yaml"),
-        PackName::Containers => include_str!("../packs/containers.yaml"),
-        PackName::Recommended => "packs: []\n",
-    }
-}
-
-/// The same text as JSON, made from the YAML at build time (build.rs): what a fresh process
-/// parses, eight times faster than the YAML.
-fn compiled(pack: PackName) -> &'static str {
-    macro_rules! json {
-        ($name:literal) => {
-            include_str!(concat!(env!("OUT_DIR"), "/packs/", $name, ".json"))
-        };
-    }
-    match pack {
-        PackName::Filesystem => json!("filesystem"),
-        PackName::Git => json!("git"),
-        PackName::Secrets => json!("secrets"),
-        PackName::RemoteCode => json!("remote-code"),
-        PackName::Persistence => json!("persistence"),
-        PackName::Databases => json!("databases"),
-        PackName::Cloud => json!("cloud"),
-        PackName::Containers => json!("containers"),
-        PackName::Recommended => r#"{"packs":[]}"#,
-    }
-}
-
-/// Parses one pack as the binary embeds it, every time (what [`rules`] does once per process;
-/// benchmarks time it).
-pub fn parse(pack: PackName) -> Result<RulesFile, serde_json::Error> {
-    serde_json::from_str(compiled(pack))
-}
-
-/// The rules of one pack (none for `recommended`, which only names the others).
-pub fn rules(pack: PackName) -> &'static [Rule] {
-    static PARSED: OnceLock<Vec<Vec<Rule>>> = OnceLock::new();
-    let parsed = PARSED.get_or_init(|| {
-        PackName::ALL
-            .iter()
-            .map(|pack| {
-                // The packs are tested to parse (tests/packs.rs, and `the_json_is_the_yaml`
-                // below); a broken one would be a build defect, never a user's mistake.
-                parse(*pack).unwrap_or_else(|e| panic!("pack `{pack}` does not parse: {e}")).rules
-            })
-            .collect()
-    });
-    let index = PackName::ALL.iter().position(|p| *p == pack).unwrap_or_default();
-    &parsed[index]
-}
 
 /// One rule of a pack as the binary embeds it: its JSON, read when a call first needs the
 /// rule, and, as written, the fields that tell which calls can need it.
@@ -86,19 +27,60 @@ mod index {
     include!(concat!(env!("OUT_DIR"), "/packs/index.rs"));
 }
 
+/// What the binary embeds of one pack: its YAML as shipped and the index of its rules (none for
+/// `recommended`, which only names the others).
+fn embedded(pack: PackName) -> Option<(&'static str, &'static [PackRule])> {
+    macro_rules! pack {
+        ($stem:literal, $index:ident) => {
+            Some((include_str!(concat!("../packs/", $stem, ".yaml")), index::$index))
+        };
+    }
+    match pack {
+        PackName::Filesystem => pack!("filesystem", FILESYSTEM),
+        PackName::Git => pack!("git", GIT),
+        PackName::Secrets => pack!("secrets", SECRETS),
+        PackName::RemoteCode => pack!("remote-code", REMOTE_CODE),
+        PackName::Persistence => pack!("persistence", PERSISTENCE),
+        PackName::Databases => pack!("databases", DATABASES),
+        PackName::Cloud => pack!("cloud", CLOUD),
+        PackName::Containers => pack!("containers", CONTAINERS),
+        PackName::Recommended => None,
+    }
+}
+
+/// The text of each pack, as shipped (`crates/hook-rules/packs/*.yaml`).
+pub fn source(pack: PackName) -> &'static str {
+    embedded(pack).map_or("packs: []\n", |(yaml, _)| yaml)
+}
+
 /// The rules of one pack, indexed, in the pack's order (none for `recommended`).
 pub fn index(pack: PackName) -> &'static [PackRule] {
-    match pack {
-        PackName::Filesystem => index::FILESYSTEM,
-        PackName::Git => index::GIT,
-        PackName::Secrets => index::SECRETS,
-        PackName::RemoteCode => index::REMOTE_CODE,
-        PackName::Persistence => index::PERSISTENCE,
-        PackName::Databases => index::DATABASES,
-        PackName::Cloud => index::CLOUD,
-        PackName::Containers => index::CONTAINERS,
-        PackName::Recommended => &[],
-    }
+    embedded(pack).map_or(&[], |(_, index)| index)
+}
+
+/// Parses one pack as the binary embeds it (each rule's JSON), every time (what [`rules`] does
+/// once per process; benchmarks time it). build.rs refuses a pack with anything but `rules:`,
+/// so these are the whole file.
+pub fn parse(pack: PackName) -> Result<RulesFile, serde_json::Error> {
+    let rules = index(pack).iter().map(PackRule::rule).collect::<Result<_, _>>()?;
+    Ok(RulesFile { rules, ..RulesFile::default() })
+}
+
+/// The rules of one pack (none for `recommended`, which only names the others).
+pub fn rules(pack: PackName) -> &'static [Rule] {
+    static PARSED: OnceLock<Vec<Vec<Rule>>> = OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        PackName::ALL
+            .iter()
+            .map(|pack| {
+                // The packs are tested to parse (tests/packs.rs, and `the_index_is_the_yaml`
+                // below); a broken one would be a build defect, never a user's mistake.
+                parse(*pack).unwrap_or_else(|e| panic!("pack `{pack}` does not parse: {e}")).rules
+            })
+            .collect()
+    });
+    let index = PackName::ALL.iter().position(|p| *p == pack).unwrap_or_default();
+    &parsed[index]
 }
 
 impl PackRule {
@@ -168,13 +150,13 @@ pub fn expand(packs: &[PackName]) -> Vec<PackName> {
 mod tests {
     use super::*;
 
-    /// The JSON the binary reads holds exactly the rules of the YAML people edit: a scalar
+    /// The index the binary reads holds exactly the rules of the YAML people edit: a scalar
     /// YAML reads differently from JSON (`yes`, `1`, `~`) would show here.
     #[test]
-    fn the_json_is_the_yaml() {
+    fn the_index_is_the_yaml() {
         for pack in PackName::ALL {
             let yaml: RulesFile = serde_saphyr::from_str(source(pack)).expect("the YAML parses");
-            let json: RulesFile = serde_json::from_str(compiled(pack)).expect("the JSON parses");
+            let json = parse(pack).expect("the index parses");
             assert_eq!(json, yaml, "pack `{pack}`");
             assert_eq!(rules(pack), yaml.rules.as_slice(), "pack `{pack}`");
         }
