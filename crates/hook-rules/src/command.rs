@@ -356,25 +356,33 @@ fn substitute_vars(invocation: &mut hook_shell::Invocation, vars: &HashMap<Strin
             }
             continue;
         }
-        let mut text = word.clone();
-        for (name, value) in vars {
-            for form in [format!("${{{name}}}"), format!("${name}")] {
-                let mut at = 0;
-                while let Some(found) = text[at..].find(&form) {
-                    let start = at + found;
-                    let end = start + form.len();
-                    // `$NAME` ends where a name cannot go on (`$X/y`, `"$X"`), not `$XY`.
-                    if form.ends_with('}') || !text[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-                    {
-                        text.replace_range(start..end, value);
-                        at = start + value.len();
-                        changed = true;
-                    } else {
-                        at = end;
-                    }
+        // One pass: each `$NAME` / `${NAME}` looked up (`$XY` is `XY`, not `X`; `${X:-y}` is no
+        // plain name and stays).
+        let mut text = String::with_capacity(word.len());
+        let mut rest = word.as_str();
+        while let Some(at) = rest.find('$') {
+            text.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, len) = match after.strip_prefix('{') {
+                Some(braced) => braced.find('}').map_or(("", 0), |end| (&braced[..end], end + 2)),
+                None => {
+                    let end = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+                    (&after[..end], end)
+                }
+            };
+            match vars.get(name).filter(|_| len > 0) {
+                Some(value) => {
+                    text.push_str(value);
+                    changed = true;
+                    rest = &after[len..];
+                }
+                None => {
+                    text.push('$');
+                    rest = after;
                 }
             }
         }
+        text.push_str(rest);
         words.push(text);
     }
     if changed {
