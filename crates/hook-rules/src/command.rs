@@ -66,6 +66,11 @@ fn value_options(program: &str) -> &'static [&'static str] {
         "az" => &["--subscription", "g", "--resource-group", "n", "--name"],
         "psql" | "mysql" => &["h", "--host", "U", "--username", "p", "--port", "d", "--dbname", "u", "--user"],
         "redis-cli" => &["h", "p", "a", "n", "u"],
+        // The key of `-i` is used, not read out (`ssh -i key.pem host`).
+        "ssh" => {
+            &["i", "o", "p", "F", "l", "J", "c", "E", "L", "R", "D", "b", "S", "W", "w", "m", "O", "Q", "e", "B", "I"]
+        }
+        "scp" | "sftp" => &["i", "o", "P", "F", "l", "J", "c", "S"],
         "chmod" | "chown" | "chgrp" => &["--reference"],
         _ => &[],
     }

@@ -82,6 +82,23 @@ impl PathGlob {
             _ => glob_match(&self.anywhere, text),
         }
     }
+
+    /// A path this glob matches, to try a shell glob or a searched directory against: the
+    /// glob's wildcards made a plain name, and a glob that matches anywhere (`**/.env`) put in
+    /// `dir`. `None` for an exclusion.
+    fn example(&self, dir: &str, home: Option<&str>) -> Option<String> {
+        if self.negated {
+            return None;
+        }
+        let glob = match (&self.under_home, home) {
+            (Some(rest), Some(home)) => format!("{home}{rest}"),
+            _ => match self.anywhere.strip_prefix("**/") {
+                Some(rest) => format!("{dir}/{rest}"),
+                None => self.anywhere.clone(),
+            },
+        };
+        Some(glob.replace("**", "x").replace(['*', '?'], "x"))
+    }
 }
 
 /// One `command` pattern: program, leading operands and flags.
@@ -369,8 +386,25 @@ impl CompiledRule {
             let reads = command.read_paths(call);
             let writes = command.write_paths(call);
             let written = command.written_paths(call);
-            if !operands.iter().chain(reads).chain(writes).any(|t| self.path_matches(t, call.home.as_deref(), false))
-                && !writes.iter().chain(written).any(|t| self.path_matches(t, call.home.as_deref(), true))
+            let home = call.home.as_deref();
+            let searches = searches_directories(words);
+            if !operands
+                .iter()
+                .chain(reads)
+                .chain(writes)
+                .any(|t| self.path_matches(t, home, false) || searches && self.under_directory_matches(t, home))
+                && !writes.iter().chain(written).any(|t| self.path_matches(t, home, true))
+                && !words.operands[first..].iter().chain(&words.reads).any(|raw| {
+                    // The shell expands a wildcard in the last component (`.env*`, `~/.aws/*`).
+                    let Some((dir, name)) = raw.rsplit_once('/').or(Some((".", raw.as_str()))) else {
+                        return false;
+                    };
+                    let dir = if dir.is_empty() { "/" } else { dir };
+                    name.contains(['*', '?']) && !dir.contains(['*', '?']) && {
+                        let dir = command.normal(&[dir.to_owned()], call).pop().unwrap_or_default();
+                        self.shell_glob_matches(&format!("{}/{name}", dir.trim_end_matches('/')), home)
+                    }
+                })
             {
                 return false;
             }
@@ -390,6 +424,41 @@ impl CompiledRule {
         let applies = |glob: &&PathGlob| written || !glob.writes_only;
         self.paths.iter().filter(applies).any(|g| !g.negated && g.matches(text, home))
             && !self.paths.iter().any(|g| g.negated && g.matches(text, home))
+    }
+
+    /// Whether `text`, an operand holding a wildcard the shell expands (`.env*`, `~/.aws/*`),
+    /// can name a file the rule's globs match: one of their examples (see [`PathGlob::example`])
+    /// that the wildcard matches, and the globs without their exclusions. Like the shell, a
+    /// leading wildcard does not name a hidden file (`*` is not `.env`).
+    fn shell_glob_matches(&self, text: &str, home: Option<&str>) -> bool {
+        if !text.contains(['*', '?']) {
+            return false;
+        }
+        let (dir, name) = text.rsplit_once('/').unwrap_or(("", text));
+        let leading_wildcard = name.starts_with(['*', '?']);
+        self.paths
+            .iter()
+            // `cat *` may show an `id_rsa` lying in the project, but it is no way to ask for one.
+            .filter(|g| !(leading_wildcard && g.under_home.is_none() && g.anywhere.starts_with("**/")))
+            .filter_map(|g| g.example(dir, home))
+            .any(|example| {
+                let example_name = example.rsplit('/').next().unwrap_or(&example);
+                !(leading_wildcard && example_name.starts_with('.'))
+                    && glob_match(text, &example)
+                    && self.path_matches(&example, home, false)
+            })
+    }
+
+    /// Whether the directory `text`, searched through (`grep -r`, `rg`), holds a file the
+    /// rule's globs name by its place (`~/.aws/credentials`, `~/.config/gcloud/**`). A glob that
+    /// matches anywhere (`**/.env`) does not count: every search of a project would.
+    fn under_directory_matches(&self, text: &str, home: Option<&str>) -> bool {
+        let dir = format!("{}/", text.trim_end_matches('/'));
+        self.paths
+            .iter()
+            .filter(|g| g.under_home.is_some() || !g.anywhere.starts_with("**"))
+            .filter_map(|g| g.example("", home))
+            .any(|example| example.starts_with(&dir) && self.path_matches(&example, home, false))
     }
 
     /// Whether a call that is not a shell command matches (paths, content, url).
@@ -455,6 +524,17 @@ fn runs_unseen_code(command: &SimpleCommand, programs: &[String]) -> bool {
             .any(|o| o == "-" || o == "/dev/stdin" || o.starts_with("<(") || o.contains("$(") || o.contains('`'))
 }
 
+/// Whether `command` reads every file under the directories it is given: `grep -r`, `rg`.
+fn searches_directories(command: &SimpleCommand) -> bool {
+    match command.program.as_str() {
+        "rg" | "ag" | "ack" => true,
+        "grep" | "egrep" | "fgrep" => {
+            command.flags.iter().any(|f| matches!(f.as_str(), "r" | "R" | "--recursive" | "--dereference-recursive"))
+        }
+        _ => false,
+    }
+}
+
 /// A glob with `~` made the home directory; a glob not anchored at `/` matches anywhere.
 fn expand_glob(glob: &str, home: Option<&Path>) -> String {
     match (glob.strip_prefix('~'), home) {
@@ -514,7 +594,8 @@ impl<'s> Prepared<'s> {
     fn new(command: &'s SimpleCommand) -> Prepared<'s> {
         Prepared {
             command,
-            help: command.flags.iter().any(|f| f == "--help" || f == "--version"),
+            // `-help`: the single-dash programs' (`terraform destroy -help`).
+            help: command.flags.iter().any(|f| f == "--help" || f == "--version" || f == "-help"),
             cwd: OnceCell::new(),
             operands: OnceCell::new(),
             reads: OnceCell::new(),
@@ -806,8 +887,12 @@ impl RuleSet {
     /// Compiles `file`: its rules and its exceptions now, the rules of its packs when a call
     /// first needs them.
     pub fn compile(file: &RulesFile) -> Result<RuleSet, RuleError> {
-        let mut slots = Vec::new();
-        for pack in packs::expand(&file.packs) {
+        let packs = packs::expand(&file.packs);
+        let pack_rules: usize = packs.iter().map(|pack| packs::index(*pack).len()).sum();
+        // Sized once: a slot is large, and growing the vector rule by rule copies it over and
+        // over in every bridge process.
+        let mut slots = Vec::with_capacity(pack_rules + file.rules.len() + file.allow.len());
+        for pack in packs {
             for entry in packs::index(pack) {
                 slots.push(Slot::pack(pack, entry, file));
             }

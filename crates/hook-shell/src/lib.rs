@@ -1056,18 +1056,53 @@ fn find_exec(
     levels: usize,
     out: &mut Runs,
 ) -> Result<(), ShellError> {
+    let found = found_by_find(args, texts);
     let mut i = 0;
     while i < texts.len() {
         if matches!(texts[i].as_deref(), Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
             let start = i + 1;
             let end =
                 (start..texts.len()).find(|&k| matches!(texts[k].as_deref(), Some(";" | "+"))).unwrap_or(texts.len());
-            command_stages(&args[start..end], None, depth + 1, levels, out)?;
+            let stage: Vec<RawWord> = args[start..end]
+                .iter()
+                .zip(&texts[start..end])
+                .map(|(w, t)| if t.as_deref() == Some("{}") { found.clone() } else { w.clone() })
+                .collect();
+            command_stages(&stage, None, depth + 1, levels, out)?;
             i = end;
         }
         i += 1;
     }
     Ok(())
+}
+
+/// What `{}` stands for in `find ROOT … -name NAME -exec CMD {} ;`: a file `NAME` under the
+/// first root (`./.env` for `find . -name .env`), or any file of the root (`ROOT/*`) without a
+/// name, so that `-exec cat {}` is judged as the `cat` of what it prints.
+fn found_by_find(args: &[RawWord], texts: &[Option<String>]) -> RawWord {
+    let is_root = |t: &Option<String>| t.as_deref().is_some_and(|t| !t.starts_with('-') && t != "(" && t != "!");
+    let root = match texts.first() {
+        Some(t) if is_root(t) => args[0].clone(),
+        _ => RawWord { pieces: vec![Piece::Text(".".to_owned())], raw: ".".to_owned(), nested: Vec::new() },
+    };
+    let name = texts
+        .iter()
+        .position(|t| matches!(t.as_deref(), Some("-name" | "-iname")))
+        .and_then(|k| args.get(k + 1))
+        .filter(|w| w.nested.is_empty());
+    let mut pieces = root.pieces;
+    pieces.push(Piece::Text("/".to_owned()));
+    let raw = match name {
+        Some(name) => {
+            pieces.extend(name.pieces.iter().cloned());
+            format!("{}/{}", root.raw, name.raw)
+        }
+        None => {
+            pieces.push(Piece::Glob("*".to_owned()));
+            format!("{}/*", root.raw)
+        }
+    };
+    RawWord { pieces, raw, nested: Vec::new() }
 }
 
 #[cfg(test)]
