@@ -58,7 +58,20 @@ pub fn call_of<'a>(
         event,
         tool,
         command: view.and_then(|v| v.command.as_deref()),
-        paths: view.map(|v| v.paths.iter().map(PathBuf::from).collect()).unwrap_or_default(),
+        // A tool given `~/x` (the view keeps `~`, knowing no home) reaches the home's `x`.
+        paths: view
+            .map(|v| {
+                v.paths
+                    .iter()
+                    .map(|p| match (p.strip_prefix('~'), home) {
+                        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+                            home.join(rest.trim_start_matches('/'))
+                        }
+                        _ => PathBuf::from(p),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         content: (!content.is_empty()).then(|| content.join("\n")),
         url: text("url"),
         cwd,

@@ -3,7 +3,7 @@
 
 use std::{
     borrow::Cow,
-    cell::OnceCell,
+    cell::{OnceCell, RefCell},
     collections::HashMap,
     fmt,
     path::{Path, PathBuf},
@@ -22,7 +22,7 @@ use crate::{
     command::{SimpleCommand, basename, flags_and_operands, normalize_path, pattern_flags, simple_commands},
     glob::{glob_match, glob_match_under},
     packs,
-    when::{When, WhenEvalError, WhenInput},
+    when::{When, WhenInput},
 };
 
 /// A rule that cannot be compiled: the file refuses to load.
@@ -382,6 +382,8 @@ impl CompiledRule {
             return false;
         }
         if !self.paths.is_empty() {
+            // A search's pattern is no file it reads (`grep .env .gitignore`).
+            let first = (first + search_pattern_operands(words, first)).min(words.operands.len());
             let operands = &command.operand_paths(call)[first..];
             let reads = command.read_paths(call);
             let writes = command.write_paths(call);
@@ -396,9 +398,7 @@ impl CompiledRule {
                 && !writes.iter().chain(written).any(|t| self.path_matches(t, home, true))
                 && !words.operands[first..].iter().chain(&words.reads).any(|raw| {
                     // The shell expands a wildcard in the last component (`.env*`, `~/.aws/*`).
-                    let Some((dir, name)) = raw.rsplit_once('/').or(Some((".", raw.as_str()))) else {
-                        return false;
-                    };
+                    let (dir, name) = raw.rsplit_once('/').unwrap_or((".", raw.as_str()));
                     let dir = if dir.is_empty() { "/" } else { dir };
                     name.contains(['*', '?']) && !dir.contains(['*', '?']) && {
                         let dir = command.normal(&[dir.to_owned()], call).pop().unwrap_or_default();
@@ -522,6 +522,19 @@ fn runs_unseen_code(command: &SimpleCommand, programs: &[String]) -> bool {
             .operands
             .iter()
             .any(|o| o == "-" || o == "/dev/stdin" || o.starts_with("<(") || o.contains("$(") || o.contains('`'))
+}
+
+/// How many of `command`'s operands after the pattern's first `first` are a search pattern, not a
+/// file: the first of `grep PATTERN FILE…`, `rg`, `ag`, `ack`, `git grep`, unless the pattern
+/// came with `-e`/`-f` (options with a value, so no operand).
+fn search_pattern_operands(command: &SimpleCommand, first: usize) -> usize {
+    let searches = match command.program.as_str() {
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" => true,
+        "git" => first == 1 && command.operands.first().is_some_and(|o| o == "grep"),
+        _ => false,
+    };
+    let given = command.flags.iter().any(|f| matches!(f.as_str(), "e" | "f" | "--regexp" | "--file"));
+    usize::from(searches && (command.program == "git" || !given))
 }
 
 /// Whether `command` reads every file under the directories it is given: `grep -r`, `rg`.
@@ -715,27 +728,31 @@ impl Call<'_> {
 }
 
 /// What each applicable rule's `when` says of one call (rules without `when` are absent).
-struct Whens<'r> {
-    results: Vec<(&'r CompiledRule, Result<bool, WhenEvalError>)>,
+struct Whens<'c> {
+    call: &'c Call<'c>,
+    input: OnceCell<WhenInput<'c>>,
+    /// Each rule's result, by the rule's address, once asked.
+    results: RefCell<Vec<(*const CompiledRule, Result<bool, String>)>>,
 }
 
-impl<'r> Whens<'r> {
-    fn of(rules: &[&'r CompiledRule], call: &Call<'_>) -> Whens<'r> {
-        if !rules.iter().any(|r| r.when.is_some()) {
-            return Whens { results: Vec::new() };
-        }
-        let input = call.when_input();
-        let results =
-            rules.iter().filter_map(|rule| rule.when.as_ref().map(|when| (*rule, when.evaluate(&input)))).collect();
-        Whens { results }
+impl<'c> Whens<'c> {
+    fn of(call: &'c Call<'c>) -> Whens<'c> {
+        Whens { call, input: OnceCell::new(), results: RefCell::new(Vec::new()) }
     }
 
+    /// Whether `rule`'s `when` holds, worked out the first time a rule's other matchers match
+    /// (an expression costs its compilation and CEL's set-up, which most calls never need);
     /// `Ok(true)` for a rule without `when`.
-    fn of_rule(&self, rule: &CompiledRule) -> Result<bool, &WhenEvalError> {
-        match self.results.iter().find(|(r, _)| std::ptr::eq(*r, rule)) {
-            Some((_, result)) => result.as_ref().copied(),
-            None => Ok(true),
+    fn of_rule(&self, rule: &CompiledRule) -> Result<bool, String> {
+        let Some(when) = &rule.when else { return Ok(true) };
+        let key = std::ptr::from_ref(rule);
+        if let Some((_, known)) = self.results.borrow().iter().find(|(r, _)| *r == key) {
+            return known.clone();
         }
+        let input = self.input.get_or_init(|| self.call.when_input());
+        let result = when.evaluate(input).map_err(|e| e.to_string());
+        self.results.borrow_mut().push((key, result.clone()));
+        result
     }
 }
 
@@ -781,7 +798,6 @@ struct Slot {
     events: Vec<Event>,
     tools: Vec<String>,
     has_command: bool,
-    has_when: bool,
     /// The rule's `undetermined` policy, the file's default applied.
     undetermined: Undetermined,
     compiled: OnceLock<CompiledRule>,
@@ -796,7 +812,6 @@ impl Slot {
             events: rule.events.clone(),
             tools: rule.tools.clone(),
             has_command: rule.has_command(),
-            has_when: rule.when.is_some(),
             undetermined: rule.undetermined,
             compiled: OnceLock::from(rule),
             pack: None,
@@ -809,7 +824,6 @@ impl Slot {
             events: entry.events(),
             tools: entry.tools().iter().map(|t| (*t).to_owned()).collect(),
             has_command: !entry.commands().is_empty(),
-            has_when: entry.has_when(),
             undetermined: entry.undetermined().or(file.undetermined).unwrap_or(Undetermined::Ask),
             compiled: OnceLock::new(),
             pack: Some((pack, entry, defaults)),
@@ -958,8 +972,7 @@ impl RuleSet {
         let applies: Vec<bool> = self.slots.iter().map(|s| s.applies(call.event, call.tool)).collect();
         let applicable: Vec<&Slot> =
             self.slots.iter().zip(&applies).filter(|(_, applies)| **applies).map(|(slot, _)| slot).collect();
-        let with_when: Vec<&CompiledRule> = applicable.iter().filter(|s| s.has_when).map(|s| s.rule()).collect();
-        let whens = Whens::of(&with_when, call);
+        let whens = Whens::of(call);
         let mut verdict = Verdict::default();
         let mut hits = Vec::new();
         // A rule whose other matchers match but whose `when` fails on this call follows its
