@@ -196,6 +196,10 @@ pub(crate) fn flags_and_operands(program: &str, args: &[String]) -> (Vec<String>
             if !has_value && takes_value.contains(&name.as_str()) {
                 i += 1;
             }
+            // `kubectl … --dry-run=none` (or `=false`) runs for real: no dry run.
+            if name == "--dry-run" && matches!(long.split_once('=').map(|(_, v)| v), Some("none" | "false")) {
+                continue;
+            }
             flags.push(canonical(program, &name));
             continue;
         }

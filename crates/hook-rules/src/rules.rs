@@ -93,7 +93,11 @@ impl PathGlob {
         let glob = match (&self.under_home, home) {
             (Some(rest), Some(home)) => format!("{home}{rest}"),
             _ => match self.anywhere.strip_prefix("**/") {
-                Some(rest) => format!("{dir}/{rest}"),
+                // `**/.aws/credentials` in `/root/.aws` is `/root/.aws/credentials`.
+                Some(rest) => match rest.rsplit_once('/') {
+                    Some((parent, name)) if dir.ends_with(&format!("/{parent}")) => format!("{dir}/{name}"),
+                    _ => format!("{dir}/{rest}"),
+                },
                 None => self.anywhere.clone(),
             },
         };
@@ -394,7 +398,7 @@ impl CompiledRule {
                 .iter()
                 .chain(reads)
                 .chain(writes)
-                .any(|t| self.path_matches(t, home, false) || searches && self.under_directory_matches(t, home))
+                .any(|t| self.path_matches(t, home, false) || self.under_directory_matches(t, home, searches))
                 && !writes.iter().chain(written).any(|t| self.path_matches(t, home, true))
                 && !words.operands[first..].iter().chain(&words.reads).any(|raw| {
                     // The shell expands a wildcard in the last component (`.env*`, `~/.aws/*`).
@@ -452,13 +456,30 @@ impl CompiledRule {
     /// Whether the directory `text`, searched through (`grep -r`, `rg`), holds a file the
     /// rule's globs name by its place (`~/.aws/credentials`, `~/.config/gcloud/**`). A glob that
     /// matches anywhere (`**/.env`) does not count: every search of a project would.
-    fn under_directory_matches(&self, text: &str, home: Option<&str>) -> bool {
+    fn under_directory_matches(&self, text: &str, home: Option<&str>, search: Search) -> bool {
+        if search == Search::None {
+            return false;
+        }
         let dir = format!("{}/", text.trim_end_matches('/'));
         self.paths
             .iter()
-            .filter(|g| g.under_home.is_some() || !g.anywhere.starts_with("**"))
-            .filter_map(|g| g.example("", home))
-            .any(|example| example.starts_with(&dir) && self.path_matches(&example, home, false))
+            // `**/.aws/credentials` counts in a search of a `.aws` directory itself, not of
+            // every directory that might hold one.
+            .filter(|g| {
+                g.under_home.is_some()
+                    || !g.anywhere.starts_with("**")
+                    || g.anywhere
+                        .strip_prefix("**/")
+                        .and_then(|rest| rest.rsplit_once('/'))
+                        .is_some_and(|(parent, _)| text.trim_end_matches('/').ends_with(&format!("/{parent}")))
+            })
+            .filter_map(|g| g.example(text.trim_end_matches('/'), home))
+            .any(|example| {
+                example
+                    .strip_prefix(&dir)
+                    .is_some_and(|under| search == Search::All || !under.split('/').any(|part| part.starts_with('.')))
+                    && self.path_matches(&example, home, false)
+            })
     }
 
     /// Whether a call that is not a shell command matches (paths, content, url).
@@ -537,15 +558,36 @@ fn search_pattern_operands(command: &SimpleCommand, first: usize) -> usize {
     usize::from(searches && (command.program == "git" || !given))
 }
 
-/// Whether `command` reads every file under the directories it is given: `grep -r`, `rg`.
-fn searches_directories(command: &SimpleCommand) -> bool {
+/// What `command` reads under the directories it is given: `grep -r`, `rg`.
+fn searches_directories(command: &SimpleCommand) -> Search {
     match command.program.as_str() {
-        "rg" | "ag" | "ack" => true,
-        "grep" | "egrep" | "fgrep" => {
-            command.flags.iter().any(|f| matches!(f.as_str(), "r" | "R" | "--recursive" | "--dereference-recursive"))
+        // ripgrep and ag skip hidden files and directories under it unless told (`--hidden`,
+        // `-uu`): `rg key ~` reads no `~/.aws/credentials`, `rg key ~/.aws` does.
+        "rg" | "ag" if command.flags.iter().any(|f| matches!(f.as_str(), "--hidden" | "u" | "--unrestricted")) => {
+            Search::All
         }
-        _ => false,
+        "rg" | "ag" => Search::NotHidden,
+        "grep" | "egrep" | "fgrep"
+            if command
+                .flags
+                .iter()
+                .any(|f| matches!(f.as_str(), "r" | "R" | "--recursive" | "--dereference-recursive")) =>
+        {
+            Search::All
+        }
+        _ => Search::None,
     }
+}
+
+/// What a command reads of a directory operand ([`searches_directories`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Search {
+    /// Nothing (it is no search through directories).
+    None,
+    /// Every file under it.
+    All,
+    /// Every file under it but hidden ones and those of hidden directories.
+    NotHidden,
 }
 
 /// A glob with `~` made the home directory; a glob not anchored at `/` matches anywhere.
@@ -608,7 +650,10 @@ impl<'s> Prepared<'s> {
         Prepared {
             command,
             // `-help`: the single-dash programs' (`terraform destroy -help`).
-            help: command.flags.iter().any(|f| f == "--help" || f == "--version" || f == "-help"),
+            help: command
+                .flags
+                .iter()
+                .any(|f| f == "--help" || f == "--version" || f == "-help" && command.program != "find"),
             cwd: OnceCell::new(),
             operands: OnceCell::new(),
             reads: OnceCell::new(),

@@ -1077,24 +1077,29 @@ fn find_exec(
 }
 
 /// What `{}` stands for in `find ROOT … -name NAME -exec CMD {} ;`: a file `NAME` under the
-/// first root (`./.env` for `find . -name .env`), or any file of the root (`ROOT/*`) without a
-/// name, so that `-exec cat {}` is judged as the `cat` of what it prints.
+/// first root (`./.env` for `find . -name .env`; `-iname` lowercased), or any file of the root
+/// (`ROOT/*`) without a name or when the expression negates or alternates (`!`, `-not`, `-o`),
+/// so that `-exec cat {}` is judged as the `cat` of what it prints.
 fn found_by_find(args: &[RawWord], texts: &[Option<String>]) -> RawWord {
-    let is_root = |t: &Option<String>| t.as_deref().is_some_and(|t| !t.starts_with('-') && t != "(" && t != "!");
-    let root = match texts.first() {
-        Some(t) if is_root(t) => args[0].clone(),
+    let root = match args.first() {
+        Some(first) if !first.raw.starts_with('-') && first.raw != "(" && first.raw != "!" => first.clone(),
         _ => RawWord { pieces: vec![Piece::Text(".".to_owned())], raw: ".".to_owned(), nested: Vec::new() },
     };
+    let either = texts.iter().any(|t| matches!(t.as_deref(), Some("!" | "-not" | "-o" | "-or")));
     let name = texts
         .iter()
         .position(|t| matches!(t.as_deref(), Some("-name" | "-iname")))
-        .and_then(|k| args.get(k + 1))
-        .filter(|w| w.nested.is_empty());
+        .filter(|_| !either)
+        .and_then(|k| Some((texts[k].as_deref() == Some("-iname"), args.get(k + 1)?)))
+        .filter(|(_, w)| w.nested.is_empty());
     let mut pieces = root.pieces;
     pieces.push(Piece::Text("/".to_owned()));
     let raw = match name {
-        Some(name) => {
-            pieces.extend(name.pieces.iter().cloned());
+        Some((fold, name)) => {
+            pieces.extend(name.pieces.iter().map(|piece| match piece {
+                Piece::Text(text) if fold => Piece::Text(text.to_lowercase()),
+                other => other.clone(),
+            }));
             format!("{}/{}", root.raw, name.raw)
         }
         None => {
