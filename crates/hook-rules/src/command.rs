@@ -280,8 +280,13 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
             }
         }
         let program = basename(&invocation.words[0]);
-        // `/bin/r? -rf ~`: a program named by a glob is known only when the shell expands it.
-        if !matches!(program.as_str(), "[" | "[[") && program.contains(['*', '?', '[']) {
+        // `/bin/r? -rf ~`: a program named by a glob is known only when the shell expands it. An
+        // assignment (`total=$(du dist/*.tar.gz)`) or a substitution is no glob: what it runs is
+        // read from it.
+        if !matches!(program.as_str(), "[" | "[[")
+            && program.contains(['*', '?', '['])
+            && !invocation.words[0].contains(['$', '`', '='])
+        {
             invocation.runs_unknown = true;
         }
         // `eval "$(ssh-agent -s)"`: what it runs is what a command prints, and that command

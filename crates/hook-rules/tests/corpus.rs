@@ -35,3 +35,14 @@ fn the_corpus_is_decided_as_expected_by_every_agent() {
         corpus.cases.iter().filter(|c| c.parser.is_some()).all(|c| matches!(c.expect, Expect::Block | Expect::Pass))
     );
 }
+
+/// The benchmark's scripts are calls the guard lets through (the rows time every rule tried
+/// on every command): a false block there would also stop the benchmark.
+#[test]
+fn the_benchmark_scripts_pass() {
+    let rules = recommended();
+    let script = include_str!("../benches/fixtures/release.sh");
+    assert_eq!(common::shell_decision(&rules, script), None, "the 10 KB release script");
+    let typical = "git status --short && cargo test -p hook-rules --quiet 2>&1 | tail -n 5 && ls -l";
+    assert_eq!(common::shell_decision(&rules, typical), None, "the 80-char command");
+}
