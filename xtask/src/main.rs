@@ -1,6 +1,7 @@
 //! Project tasks: `cargo xtask schema [--check]` writes (or checks) `schemas/*.schema.json`;
 //! `cargo xtask bench [--quick] [--only GROUP,...]` builds in release and runs the side-by-side
-//! comparison harness (all of it, or only the named groups of rows).
+//! comparison harness (all of it, or only the named groups of rows); `cargo xtask order [--check]`
+//! lists the functions a bridge call runs, for the linker to place together (see `order.rs`).
 
 // Reporting to the terminal is what this binary is for.
 #![allow(clippy::print_stderr)]
@@ -13,6 +14,8 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
+mod order;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -20,8 +23,12 @@ fn main() -> ExitCode {
         ["schema"] => schema(Mode::Write),
         ["schema", "--check"] => schema(Mode::Check),
         ["bench", options @ ..] => bench(options),
+        ["order"] => order::order(&workspace_root(), false),
+        ["order", "--check"] => order::order(&workspace_root(), true),
         _ => {
-            eprintln!("usage: cargo xtask schema [--check] | cargo xtask bench [--quick] [--only GROUP,...]");
+            eprintln!(
+                "usage: cargo xtask schema [--check] | cargo xtask bench [--quick] [--only GROUP,...] | cargo xtask order [--check]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -40,8 +47,12 @@ enum Mode {
     Check,
 }
 
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_path_buf()
+}
+
 fn schemas_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").join("schemas")
+    workspace_root().join("schemas")
 }
 
 /// The files `cargo xtask schema` writes: name and pretty JSON with a trailing newline.

@@ -315,7 +315,7 @@ fn main() -> ExitCode {
         record::set_daemon();
         // The daemon handles SIGINT, SIGTERM and SIGHUP itself: it removes its socket, then
         // takes its hooks down.
-        let code = runtime.block_on(serve::run(args));
+        let code = run_serve(&runtime, args);
         drop(runtime);
         telemetry::shutdown();
         record::flush_at_exit();
@@ -326,16 +326,37 @@ fn main() -> ExitCode {
     if let Command::Chat(args) = cli.command {
         // chat handles SIGINT itself: Ctrl-C cancels the running turn (taking its hooks and
         // tools down) and returns to the prompt; a second one within 2 s quits.
-        let code = runtime.block_on(chat::run(args));
+        let code = run_chat(&runtime, args);
         // A tool's blocking file read can outlive a cancelled turn: the exit does not wait on
         // it for more than a moment (dropping the runtime would, for ever).
         runtime.shutdown_timeout(std::time::Duration::from_secs(1));
         record::flush_at_exit();
         return ExitCode::from(code);
     }
-    let code = runtime.block_on(async move {
+    let code = match cli.command {
+        Command::HookPending(pending) => run_bridge(&runtime, pending),
+        command => run_command(&runtime, command),
+    };
+    drop(runtime);
+    // Spans of `fire` and `hook` leave before the process does (at most 1 s).
+    telemetry::shutdown();
+    // So do their decision-store rows (at most 200 ms), the bridge's answer being out already.
+    record::flush_at_exit();
+    if code > 128 {
+        // Interrupted: what left the hooks' process groups goes too.
+        contain::kill_adopted();
+    }
+    ExitCode::from(code)
+}
+
+/// Every command but the bridge, the daemon and `chat`, on `runtime`. Not inlined: its future
+/// holds every subcommand's (the size of the largest), and in `main`'s frame the stack probe
+/// would touch all of it, page by page, on every bridge call as well.
+#[inline(never)]
+fn run_command(runtime: &tokio::runtime::Runtime, command: Command) -> u8 {
+    runtime.block_on(async move {
         let command = async move {
-            match cli.command {
+            match command {
                 Command::Check { config, format, agent } => check::run(&config, format, agent),
                 Command::Fire(args) => fire::run(args).await,
                 Command::Hook(args) => hook::run(args).await,
@@ -371,17 +392,39 @@ fn main() -> ExitCode {
             }
             code = command => code,
         }
-    });
-    drop(runtime);
-    // Spans of `fire` and `hook` leave before the process does (at most 1 s).
-    telemetry::shutdown();
-    // So do their decision-store rows (at most 200 ms), the bridge's answer being out already.
-    record::flush_at_exit();
-    if code > 128 {
-        // Interrupted: what left the hooks' process groups goes too.
-        contain::kill_adopted();
+    })
+}
+
+/// The daemon: its future stays out of `main`'s frame (see [`run_command`]).
+#[inline(never)]
+fn run_serve(runtime: &tokio::runtime::Runtime, args: serve::ServeArgs) -> u8 {
+    runtime.block_on(Box::pin(serve::run(args)))
+}
+
+/// `hookwire chat`: its future stays out of `main`'s frame (see [`run_command`]).
+#[inline(never)]
+fn run_chat(runtime: &tokio::runtime::Runtime, args: chat::ChatArgs) -> u8 {
+    runtime.block_on(Box::pin(chat::run(args)))
+}
+
+/// A bridge call that runs hooks: its future, built in this frame and then moved to the heap,
+/// stays out of `main`'s.
+#[inline(never)]
+fn run_bridge(runtime: &tokio::runtime::Runtime, pending: Box<hook::Pending>) -> u8 {
+    runtime.block_on(Box::pin(bridge(*pending)))
+}
+
+/// A bridge call that runs hooks, stopped by SIGINT, SIGTERM or SIGHUP like every command (see
+/// [`run_command`]).
+async fn bridge(pending: hook::Pending) -> u8 {
+    tokio::select! {
+        biased;
+        signal = termination() => {
+            eprintln!("interrupted ({signal}): stopping the hooks");
+            128 + signal.number()
+        }
+        code = hook::finish(pending) => code,
     }
-    ExitCode::from(code)
 }
 
 #[cfg(test)]
