@@ -67,60 +67,8 @@ fn value_options(program: &str) -> &'static [&'static str] {
         "psql" | "mysql" => &["h", "--host", "U", "--username", "p", "--port", "d", "--dbname", "u", "--user"],
         "redis-cli" => &["h", "p", "a", "n", "u"],
         // The pattern of `-e`, the file of patterns of `-f`: no file searched.
-        "grep" | "egrep" | "fgrep" => &[
-            "e",
-            "--regexp",
-            "f",
-            "--file",
-            "m",
-            "--max-count",
-            "A",
-            "B",
-            "C",
-            "--after-context",
-            "--before-context",
-            "--context",
-            "--include",
-            "--exclude",
-            "--exclude-dir",
-            "--label",
-            "d",
-            "D",
-            "--binary-files",
-        ],
-        "rg" => &[
-            "e",
-            "--regexp",
-            "f",
-            "--file",
-            "g",
-            "--glob",
-            "--iglob",
-            "t",
-            "--type",
-            "T",
-            "--type-not",
-            "--type-add",
-            "m",
-            "--max-count",
-            "A",
-            "B",
-            "C",
-            "--after-context",
-            "--before-context",
-            "--context",
-            "j",
-            "--threads",
-            "M",
-            "--max-columns",
-            "--max-depth",
-            "r",
-            "--replace",
-            "E",
-            "--encoding",
-            "--sort",
-            "--sortr",
-        ],
+        "grep" | "egrep" | "fgrep" => GREP_VALUE_OPTIONS,
+        "rg" => RG_VALUE_OPTIONS,
         "ag" | "ack" => {
             &["G", "--file-search-regex", "A", "B", "C", "m", "--ignore", "--ignore-dir", "--depth", "--type"]
         }
@@ -133,6 +81,21 @@ fn value_options(program: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
+
+/// `grep`'s options with a value (the pattern of `-e`, the file of patterns of `-f`, …).
+#[rustfmt::skip]
+const GREP_VALUE_OPTIONS: &[&str] = &[
+    "e", "--regexp", "f", "--file", "m", "--max-count", "A", "B", "C", "--after-context", "--before-context",
+    "--context", "--include", "--exclude", "--exclude-dir", "--label", "d", "D", "--binary-files",
+];
+
+/// ripgrep's options with a value.
+#[rustfmt::skip]
+const RG_VALUE_OPTIONS: &[&str] = &[
+    "e", "--regexp", "f", "--file", "g", "--glob", "--iglob", "t", "--type", "T", "--type-not", "--type-add", "m",
+    "--max-count", "A", "B", "C", "--after-context", "--before-context", "--context", "j", "--threads", "M",
+    "--max-columns", "--max-depth", "r", "--replace", "E", "--encoding", "--sort", "--sortr",
+];
 
 /// The canonical spelling of a flag of `program`: long names mapped to their short letter,
 /// letters that mean the same mapped to one.
