@@ -78,6 +78,7 @@ fn value_options(program: &str) -> &'static [&'static str] {
         }
         "scp" | "sftp" => &["i", "o", "P", "F", "l", "J", "c", "S"],
         "chmod" | "chown" | "chgrp" => &["--reference"],
+        "shred" => &["n", "--iterations", "s", "--size", "--random-source"],
         _ => &[],
     }
 }
