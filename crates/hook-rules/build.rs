@@ -1,7 +1,7 @@
 //! Makes an index of each pack's rules (`OUT_DIR/packs/index.rs`) from its YAML
 //! (`packs/*.yaml`, the text people read and edit): each rule's own JSON, which the binary
 //! parses instead of the YAML, with what decides whether a call needs the rule (its events,
-//! tools, command patterns, `undetermined` and whether it has `when`), as written.
+//! tools, command patterns and `undetermined`), as written.
 //!
 //! Every bridge call is a fresh process that reads the packs it guards with: parsing the eight
 //! packs as YAML takes about 1.3 ms there, the same data as JSON about 0.2 ms, and compiling
@@ -63,12 +63,11 @@ fn index_of(stem: &str, pack: &serde_json::Value) -> String {
             None => "None".to_owned(),
         };
         out.push_str(&format!(
-            "    PackRule {{ name: {name:?}, json: {:?}, events: {}, tools: {}, commands: {}, undetermined: {undetermined}, has_when: {} }},\n",
+            "    PackRule {{ name: {name:?}, json: {:?}, events: {}, tools: {}, commands: {}, undetermined: {undetermined} }},\n",
             serde_json::to_string(rule).expect("a YAML value is JSON"),
             list(strings(field("events"))),
             list(strings(field("tools"))),
             list(strings(field("command"))),
-            field("when").is_some(),
         ));
     }
     out.push_str("];\n");

@@ -19,7 +19,6 @@ pub struct PackRule {
     tools: &'static [&'static str],
     commands: &'static [&'static str],
     undetermined: Option<&'static str>,
-    has_when: bool,
 }
 
 mod index {
@@ -113,11 +112,6 @@ impl PackRule {
     pub fn undetermined(&self) -> Option<Undetermined> {
         self.undetermined.and_then(|policy| serde_json::from_value(serde_json::Value::from(policy)).ok())
     }
-
-    /// Whether it has a `when` expression.
-    pub fn has_when(&self) -> bool {
-        self.has_when
-    }
 }
 
 /// Every event the rules of `pack` run on, without parsing them.
@@ -179,7 +173,6 @@ mod tests {
                 let commands: Vec<&str> = rule.command.iter().flat_map(|c| c.iter()).collect();
                 assert_eq!(entry.commands(), commands.as_slice());
                 assert_eq!(entry.undetermined(), rule.undetermined);
-                assert_eq!(entry.has_when(), rule.when.is_some());
             }
         }
         assert!(n > 50, "only {n} pack rules indexed");
