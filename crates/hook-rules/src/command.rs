@@ -595,6 +595,12 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
+/// What follows `~` in `text` when it names the home directory or a path under it (`~`,
+/// `~/x`; not `~user`).
+pub(crate) fn after_home(text: &str) -> Option<&str> {
+    text.strip_prefix('~').filter(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// `word` as a normalized absolute path: `~`, `$HOME` and `${HOME}` are `home`, a relative
 /// path is `cwd`'s, `.` and `..` are resolved, and a trailing `/*`, `/.` or `/` names the
 /// directory itself (deleting everything in it is deleting it).
@@ -635,10 +641,8 @@ pub fn normalize_path(word: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
         }
     }
     text = text.replace('"', "");
-    if (text == "~" || text.starts_with("~/"))
-        && let Some(home) = home
-    {
-        text = format!("{}{}", home.display(), &text[1..]);
+    if let (Some(rest), Some(home)) = (after_home(&text), home) {
+        text = format!("{}{rest}", home.display());
     }
     while let Some(stripped) = text.strip_suffix("/*").or_else(|| text.strip_suffix("/.")) {
         text = if stripped.is_empty() { "/".to_owned() } else { stripped.to_owned() };

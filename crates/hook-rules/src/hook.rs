@@ -11,7 +11,7 @@ use hook_core::{
 };
 use hook_protocol::{Context, Event, rules::RuleDecision, serde_json::Value, tool::tool_view};
 
-use crate::{Call, RuleSet, Verdict};
+use crate::{Call, RuleSet, Verdict, command::after_home};
 
 /// The rules of one rules file, run on each of its events without a child process.
 #[derive(Debug)]
@@ -63,10 +63,8 @@ pub fn call_of<'a>(
             .map(|v| {
                 v.paths
                     .iter()
-                    .map(|p| match (p.strip_prefix('~'), home) {
-                        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-                            home.join(rest.trim_start_matches('/'))
-                        }
+                    .map(|p| match (after_home(p), home) {
+                        (Some(rest), Some(home)) => home.join(rest.trim_start_matches('/')),
                         _ => PathBuf::from(p),
                     })
                     .collect()

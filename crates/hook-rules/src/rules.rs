@@ -19,7 +19,9 @@ use hook_protocol::{
 use regex::Regex;
 
 use crate::{
-    command::{SimpleCommand, basename, flags_and_operands, normalize_path, pattern_flags, simple_commands},
+    command::{
+        SimpleCommand, after_home, basename, flags_and_operands, normalize_path, pattern_flags, simple_commands,
+    },
     glob::{glob_match, glob_match_under},
     packs,
     when::{When, WhenInput},
@@ -71,7 +73,7 @@ struct PathGlob {
 
 impl PathGlob {
     fn new(negated: bool, writes_only: bool, glob: &str) -> PathGlob {
-        let under_home = glob.strip_prefix('~').filter(|rest| rest.is_empty() || rest.starts_with('/'));
+        let under_home = after_home(glob);
         PathGlob { negated, writes_only, anywhere: expand_glob(glob, None), under_home: under_home.map(str::to_owned) }
     }
 
@@ -592,8 +594,8 @@ enum Search {
 
 /// A glob with `~` made the home directory; a glob not anchored at `/` matches anywhere.
 fn expand_glob(glob: &str, home: Option<&Path>) -> String {
-    match (glob.strip_prefix('~'), home) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => format!("{}{rest}", home.display()),
+    match (after_home(glob), home) {
+        (Some(rest), Some(home)) => format!("{}{rest}", home.display()),
         _ if glob.starts_with('/') || glob.starts_with("**") => glob.to_owned(),
         _ => format!("**/{glob}"),
     }
@@ -610,10 +612,8 @@ fn arg_matches<'p>(glob: &str, arg: &str, path: impl FnOnce() -> &'p str, call: 
         return glob_match_under(&call.cwd, rest, path());
     }
     if glob.starts_with('/') || glob.starts_with('~') {
-        return match (glob.strip_prefix('~'), call.home.as_deref()) {
-            (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-                glob_match_under(home, rest, path())
-            }
+        return match (after_home(glob), call.home.as_deref()) {
+            (Some(rest), Some(home)) => glob_match_under(home, rest, path()),
             _ if glob.starts_with('/') => glob_match(glob, path()),
             _ => glob_match(&expand_glob(glob, None), path()),
         };
