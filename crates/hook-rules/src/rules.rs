@@ -402,15 +402,8 @@ impl CompiledRule {
                 .chain(writes)
                 .any(|t| self.path_matches(t, home, false) || self.under_directory_matches(t, home, searches))
                 && !writes.iter().chain(written).any(|t| self.path_matches(t, home, true))
-                && !words.operands[first..].iter().chain(&words.reads).any(|raw| {
-                    // The shell expands a wildcard in the last component (`.env*`, `~/.aws/*`).
-                    let (dir, name) = raw.rsplit_once('/').unwrap_or((".", raw.as_str()));
-                    let dir = if dir.is_empty() { "/" } else { dir };
-                    name.contains(['*', '?']) && !dir.contains(['*', '?']) && {
-                        let dir = command.normal(&[dir.to_owned()], call).pop().unwrap_or_default();
-                        self.shell_glob_matches(&format!("{}/{name}", dir.trim_end_matches('/')), home)
-                    }
-                })
+                // The operands from `first` on, then the input redirections.
+                && !command.shell_globs(call)[first..].iter().flatten().any(|t| self.shell_glob_matches(t, home))
             {
                 return false;
             }
@@ -641,6 +634,7 @@ struct Prepared<'s> {
     reads: OnceCell<Vec<String>>,
     writes: OnceCell<Vec<String>>,
     written: OnceCell<Vec<String>>,
+    shell_globs: OnceCell<Vec<Option<String>>>,
     args: OnceCell<String>,
     line: OnceCell<String>,
 }
@@ -659,6 +653,7 @@ impl<'s> Prepared<'s> {
             reads: OnceCell::new(),
             writes: OnceCell::new(),
             written: OnceCell::new(),
+            shell_globs: OnceCell::new(),
             args: OnceCell::new(),
             line: OnceCell::new(),
         }
@@ -681,6 +676,28 @@ impl<'s> Prepared<'s> {
     /// Its operands as normalized absolute paths.
     fn operand_paths(&self, call: &CallFacts<'_>) -> &[String] {
         self.operands.get_or_init(|| self.normal(&self.command.operands, call))
+    }
+
+    /// Each operand, then each file its input is redirected from, whose last component holds a
+    /// wildcard the shell expands (`.env*`, `~/.aws/*`), its directory normalized; `None` for
+    /// the others.
+    fn shell_globs(&self, call: &CallFacts<'_>) -> &[Option<String>] {
+        self.shell_globs.get_or_init(|| {
+            let command = self.command;
+            command
+                .operands
+                .iter()
+                .chain(&command.reads)
+                .map(|raw| {
+                    let (dir, name) = raw.rsplit_once('/').unwrap_or((".", raw.as_str()));
+                    let dir = if dir.is_empty() { "/" } else { dir };
+                    (name.contains(['*', '?']) && !dir.contains(['*', '?'])).then(|| {
+                        let dir = self.normal(&[dir.to_owned()], call).pop().unwrap_or_default();
+                        format!("{}/{name}", dir.trim_end_matches('/'))
+                    })
+                })
+                .collect()
+        })
     }
 
     /// The files its input is redirected from, normalized.
@@ -1225,18 +1242,17 @@ mod tests {
         let eager = RuleSet::compile(&file).expect("recommended compiles");
         let every = eager.rules().len();
         assert!(every > 50);
-        let bash = bash_call;
-        let call = bash("git status && git reset --hard HEAD~1");
+        let call = bash_call("git status && git reset --hard HEAD~1");
         let (a, b) = (lazy.evaluate(&call), eager.evaluate(&call));
         assert_eq!(a.decided_by.map(|h| h.rule), b.decided_by.map(|h| h.rule));
         assert_eq!(a.decision, Some(RuleDecision::Deny));
         let compiled = lazy.compiled();
         assert!(compiled > 0 && compiled < every / 2, "{compiled} of {every} rules compiled for a git command");
         // A program no rule names compiles nothing more.
-        assert!(lazy.evaluate(&bash("cargo test --workspace")).decision.is_none());
+        assert!(lazy.evaluate(&bash_call("cargo test --workspace")).decision.is_none());
         assert_eq!(lazy.compiled(), compiled);
         // A file tool reaches the rules about paths, not the command rules.
-        let read = Call { tool: Some("Read"), command: None, paths: vec![PathBuf::from("/p/.env")], ..bash("") };
+        let read = Call { tool: Some("Read"), command: None, paths: vec![PathBuf::from("/p/.env")], ..bash_call("") };
         assert_eq!(lazy.evaluate(&read).decision, eager.evaluate(&read).decision);
         assert!(lazy.evaluate(&read).decision.is_some(), "reading .env is refused");
         assert!(lazy.compiled() < every);
