@@ -842,15 +842,8 @@ fn command_stages(
                 && !rest.is_empty()
             {
                 // `xargs rm -rf <<< ~/x`: the words it reads are its command's last operands.
-                let words: Vec<RawWord> = rest
-                    .iter()
-                    .cloned()
-                    .chain(input.split_whitespace().map(|word| RawWord {
-                        pieces: vec![Piece::Text(word.to_owned())],
-                        raw: word.to_owned(),
-                        nested: Vec::new(),
-                    }))
-                    .collect();
+                let words: Vec<RawWord> =
+                    rest.iter().cloned().chain(input.split_whitespace().map(literal_word)).collect();
                 return command_stages(&words, None, depth, levels, out);
             }
             continue;
@@ -1076,6 +1069,11 @@ fn find_exec(
     Ok(())
 }
 
+/// A word that is `text` as written, no expansion in it.
+fn literal_word(text: &str) -> RawWord {
+    RawWord { pieces: vec![Piece::Text(text.to_owned())], raw: text.to_owned(), nested: Vec::new() }
+}
+
 /// What `{}` stands for in `find ROOT … -name NAME -exec CMD {} ;`: a file `NAME` under the
 /// first root (`./.env` for `find . -name .env`; `-iname` lowercased), or any file of the root
 /// (`ROOT/*`) without a name or when the expression negates or alternates (`!`, `-not`, `-o`),
@@ -1083,7 +1081,7 @@ fn find_exec(
 fn found_by_find(args: &[RawWord], texts: &[Option<String>]) -> RawWord {
     let root = match args.first() {
         Some(first) if !first.raw.starts_with('-') && first.raw != "(" && first.raw != "!" => first.clone(),
-        _ => RawWord { pieces: vec![Piece::Text(".".to_owned())], raw: ".".to_owned(), nested: Vec::new() },
+        _ => literal_word("."),
     };
     let either = texts.iter().any(|t| matches!(t.as_deref(), Some("!" | "-not" | "-o" | "-or")));
     let name = texts
