@@ -63,13 +63,33 @@ fn index_of(stem: &str, pack: &serde_json::Value) -> String {
             None => "None".to_owned(),
         };
         out.push_str(&format!(
-            "    PackRule {{ name: {name:?}, json: {:?}, events: {}, tools: {}, commands: {}, undetermined: {undetermined} }},\n",
+            "    PackRule {{ name: {name:?}, json: {:?}, events: {}, tools: {}, commands: {}, keys: {}, undetermined: {undetermined} }},\n",
             serde_json::to_string(rule).expect("a YAML value is JSON"),
             list(strings(field("events"))),
             list(strings(field("tools"))),
             list(strings(field("command"))),
+            keys(&strings(field("command"))),
         ));
     }
     out.push_str("];\n");
     out
+}
+
+/// `Some(&[(program, first operand or ""), ...])`, what a rule's command patterns name, read
+/// from their first two words when every pattern starts with plain words (the operand only when
+/// the second word is no flag); `None` otherwise: the rule is then tried on every command. The
+/// runtime's `every_pack_rule_compiles` test checks each against the compiled pattern.
+fn keys(patterns: &[String]) -> String {
+    let plain = |word: &str| {
+        word.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+' | b'/' | b':'))
+    };
+    let mut keys = Vec::new();
+    for pattern in patterns {
+        let mut words = pattern.split_ascii_whitespace();
+        let Some(first) = words.next().filter(|w| plain(w)) else { return "None".to_owned() };
+        let program = first.trim_start_matches('\\').rsplit('/').next().unwrap_or(first);
+        let operand = words.next().filter(|w| plain(w) && !w.starts_with('-')).unwrap_or("");
+        keys.push(format!("({program:?}, {operand:?})"));
+    }
+    format!("Some(&[{}])", keys.join(", "))
 }

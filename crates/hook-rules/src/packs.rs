@@ -18,6 +18,10 @@ pub struct PackRule {
     events: &'static [&'static str],
     tools: &'static [&'static str],
     commands: &'static [&'static str],
+    /// What its command patterns name: each one's program and first operand (`""` for none),
+    /// read off the patterns at build time; `None` when a pattern cannot be read without
+    /// compiling it.
+    keys: Option<&'static [(&'static str, &'static str)]>,
     undetermined: Option<&'static str>,
 }
 
@@ -106,6 +110,11 @@ impl PackRule {
     /// Its command patterns, as written.
     pub fn commands(&self) -> &'static [&'static str] {
         self.commands
+    }
+
+    /// What its command patterns name (see the field).
+    pub fn keys(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        self.keys
     }
 
     /// Its own `undetermined` policy.

@@ -328,7 +328,7 @@ impl CompiledRule {
             shadow: false,
             undetermined: slot.undetermined,
             events: slot.events.clone(),
-            tools: slot.tools.clone(),
+            tools: slot.tools.iter().map(|t| t.to_string()).collect(),
             commands: Vec::new(),
             args: Vec::new(),
             any_flags: Vec::new(),
@@ -858,37 +858,38 @@ pub struct Verdict {
 #[derive(Debug, Clone)]
 struct Slot {
     events: Vec<Event>,
-    tools: Vec<String>,
+    tools: Vec<Cow<'static, str>>,
     has_command: bool,
     /// The rule's `undetermined` policy, the file's default applied.
     undetermined: Undetermined,
-    compiled: OnceLock<CompiledRule>,
+    /// Boxed: a set holds a slot for each of its pack's rules and compiles few of them; unboxed,
+    /// the slots of `recommended` are 14 pages every bridge process writes.
+    compiled: OnceLock<Box<CompiledRule>>,
     /// For a pack's rule: the pack, the rule as embedded, and the file's `mode` and
     /// `undetermined`, which apply to it.
-    pack: Option<(PackName, &'static packs::PackRule, RulesFile)>,
+    pack: Option<(PackName, &'static packs::PackRule, Option<Mode>, Option<Undetermined>)>,
 }
 
 impl Slot {
     fn ready(rule: CompiledRule) -> Slot {
         Slot {
             events: rule.events.clone(),
-            tools: rule.tools.clone(),
+            tools: rule.tools.iter().cloned().map(Cow::Owned).collect(),
             has_command: rule.has_command(),
             undetermined: rule.undetermined,
-            compiled: OnceLock::from(rule),
+            compiled: OnceLock::from(Box::new(rule)),
             pack: None,
         }
     }
 
     fn pack(pack: PackName, entry: &'static packs::PackRule, file: &RulesFile) -> Slot {
-        let defaults = RulesFile { mode: file.mode, undetermined: file.undetermined, ..RulesFile::default() };
         Slot {
             events: entry.events(),
-            tools: entry.tools().iter().map(|t| (*t).to_owned()).collect(),
+            tools: entry.tools().iter().map(|t| Cow::Borrowed(*t)).collect(),
             has_command: !entry.commands().is_empty(),
             undetermined: entry.undetermined().or(file.undetermined).unwrap_or(Undetermined::Ask),
             compiled: OnceLock::new(),
-            pack: Some((pack, entry, defaults)),
+            pack: Some((pack, entry, file.mode, file.undetermined)),
         }
     }
 
@@ -896,17 +897,18 @@ impl Slot {
     /// tests rule out) matches every call it is tried on: the guard fails closed.
     fn rule(&self) -> &CompiledRule {
         self.compiled.get_or_init(|| {
-            let Some((pack, entry, defaults)) = &self.pack else {
+            let Some((pack, entry, mode, undetermined)) = &self.pack else {
                 unreachable!("a file's own rule is compiled at load")
             };
+            let defaults = RulesFile { mode: *mode, undetermined: *undetermined, ..RulesFile::default() };
             let compiled = entry
                 .rule()
                 .map_err(|e| e.to_string())
-                .and_then(|rule| CompiledRule::compile(&rule, Origin::Pack(*pack), false, defaults).map_err(|e| e.to_string()));
-            compiled.unwrap_or_else(|error| {
+                .and_then(|rule| CompiledRule::compile(&rule, Origin::Pack(*pack), false, &defaults).map_err(|e| e.to_string()));
+            Box::new(compiled.unwrap_or_else(|error| {
                 tracing::error!(pack = %pack, rule = entry.name, %error, "a pack's guard rule does not compile; it matches every call");
                 CompiledRule::broken(*pack, entry.name, &error, self)
-            })
+            }))
         })
     }
 
@@ -920,7 +922,7 @@ impl Slot {
         }
         let Some(tool) = tool else { return false };
         let class = tool_class(tool);
-        self.tools.iter().any(|selector| match selector.as_str() {
+        self.tools.iter().any(|selector| match selector.as_ref() {
             "any" => true,
             "mcp" => tool.starts_with("mcp__"),
             name if name == tool => true,
@@ -928,33 +930,51 @@ impl Slot {
         })
     }
 
-    /// The programs its command patterns name, `None` when one cannot be told without
-    /// compiling it.
-    fn programs(&self) -> Option<Vec<String>> {
+    /// What its command patterns name: each pattern's program and first operand (`git reset
+    /// --hard`: `git`, `reset`; `rm -rf`: `rm`, none); `None` when one cannot be told without
+    /// compiling it. A pack's are read at build time (see [`packs::PackRule::keys`]).
+    fn keys(&self) -> Option<Vec<PatternKey>> {
         match (&self.pack, self.compiled.get()) {
-            (_, Some(rule)) => Some(rule.commands.iter().map(|c| c.program.clone()).collect()),
-            (Some((_, entry, _)), None) => entry.commands().iter().map(|text| program_of_pattern(text)).collect(),
+            (_, Some(rule)) => Some(
+                rule.commands
+                    .iter()
+                    .map(|c| (Cow::Owned(c.program.clone()), c.operands.first().cloned().map(Cow::Owned)))
+                    .collect(),
+            ),
+            (Some((_, entry, ..)), None) => entry.keys().map(|keys| {
+                keys.iter()
+                    .map(|(program, operand)| {
+                        (Cow::Borrowed(*program), Some(*operand).filter(|o| !o.is_empty()).map(Cow::Borrowed))
+                    })
+                    .collect()
+            }),
             (None, None) => None,
         }
     }
 }
 
-/// The program a command pattern names, read from its first word when that word is a plain
-/// path or name (what every pack's patterns start with, tested against their compiled form).
-fn program_of_pattern(text: &str) -> Option<String> {
-    let first = text.split_ascii_whitespace().next()?;
-    let plain =
-        first.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+' | b'/' | b':'));
-    plain.then(|| basename(first))
+/// A command pattern's program and first operand.
+type PatternKey = (Cow<'static, str>, Option<Cow<'static, str>>);
+
+/// The rules naming one program, by what their patterns of it name next.
+#[derive(Debug, Clone, Default)]
+struct ByProgram {
+    /// Those with a pattern naming no operand (`rm -rf`): tried on every command running it.
+    any: Vec<usize>,
+    /// Those whose patterns name a first operand (`git reset --hard`): tried on a command whose
+    /// first operand it is (a pattern's operands match a command's leading operands exactly).
+    by_operand: HashMap<Cow<'static, str>, Vec<usize>>,
 }
 
 /// Every rule of one rules file, packs first.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     slots: Vec<Slot>,
-    /// The rules with a `command` pattern, by the programs their patterns name, in evaluation
-    /// order: a command is only tried against the rules naming its program.
-    by_program: HashMap<String, Vec<usize>>,
+    /// The rules with a `command` pattern, by the programs their patterns name and their first
+    /// operands, in evaluation order: a command is only tried against the rules naming its
+    /// program, and of those naming a subcommand, the ones naming its own (`git status` never
+    /// compiles the rules about `git push`).
+    by_program: HashMap<Cow<'static, str>, ByProgram>,
     /// The rules with a pattern whose program is only known compiled: tried on every command.
     any_program: Vec<usize>,
 }
@@ -979,15 +999,19 @@ impl RuleSet {
         for rule in &file.allow {
             slots.push(Slot::ready(CompiledRule::compile(rule, Origin::File, true, file)?));
         }
-        let mut by_program: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_program: HashMap<Cow<'static, str>, ByProgram> = HashMap::with_capacity(128);
         let mut any_program = Vec::new();
         for (index, slot) in slots.iter().enumerate().filter(|(_, slot)| slot.has_command) {
-            let Some(programs) = slot.programs() else {
+            let Some(keys) = slot.keys() else {
                 any_program.push(index);
                 continue;
             };
-            for program in programs {
-                let indices = by_program.entry(program).or_default();
+            for (program, operand) in keys {
+                let named = by_program.entry(program).or_default();
+                let indices = match operand {
+                    Some(operand) => named.by_operand.entry(operand).or_default(),
+                    None => &mut named.any,
+                };
                 if indices.last() != Some(&index) {
                     indices.push(index);
                 }
@@ -1017,16 +1041,22 @@ impl RuleSet {
         events
     }
 
-    /// The rules a command running `program` is tried against, in evaluation order.
-    fn candidates(&self, program: &str) -> Cow<'_, [usize]> {
-        let named = self.by_program.get(program).map_or(&[][..], Vec::as_slice);
-        if self.any_program.is_empty() {
-            return Cow::Borrowed(named);
+    /// The rules a command running `program` with the first operand `operand` is tried against,
+    /// in evaluation order.
+    fn candidates(&self, program: &str, operand: Option<&str>) -> Cow<'_, [usize]> {
+        let named = self.by_program.get(program);
+        let any = named.map_or(&[][..], |n| n.any.as_slice());
+        let by_operand =
+            named.zip(operand).and_then(|(n, operand)| n.by_operand.get(operand)).map_or(&[][..], Vec::as_slice);
+        match (any, by_operand, self.any_program.as_slice()) {
+            (only, [], []) | ([], only, []) | ([], [], only) => Cow::Borrowed(only),
+            (a, b, c) => {
+                let mut all: Vec<usize> = a.iter().chain(b).chain(c).copied().collect();
+                all.sort_unstable();
+                all.dedup();
+                Cow::Owned(all)
+            }
         }
-        let mut all: Vec<usize> = named.iter().chain(&self.any_program).copied().collect();
-        all.sort_unstable();
-        all.dedup();
-        Cow::Owned(all)
     }
 
     /// Evaluates the rules over `call`.
@@ -1079,7 +1109,7 @@ impl RuleSet {
                     for command in &commands {
                         let prepared = Prepared::new(command);
                         let matched: Vec<&CompiledRule> = self
-                            .candidates(&command.program)
+                            .candidates(&command.program, command.operands.first().map(String::as_str))
                             .iter()
                             .filter(|&&index| applies[index])
                             .map(|&index| self.slots[index].rule())
@@ -1212,7 +1242,8 @@ mod tests {
     }
 
     /// Every rule of every pack compiles (they are compiled when a call first needs them), and
-    /// the program its index reads off each command pattern is the compiled pattern's.
+    /// the program and first operand its index reads off each command pattern are the compiled
+    /// pattern's.
     #[test]
     fn every_pack_rule_compiles() {
         let mut patterns = 0;
@@ -1223,9 +1254,20 @@ mod tests {
                     .unwrap_or_else(|e| panic!("pack `{pack}`: {e}"));
                 assert!(!compiled.broken);
                 assert_eq!(entry.commands().len(), compiled.commands.len());
-                for (text, pattern) in entry.commands().iter().zip(&compiled.commands) {
-                    patterns += 1;
-                    assert_eq!(program_of_pattern(text).as_ref(), Some(&pattern.program), "pack `{pack}`: `{text}`");
+                patterns += compiled.commands.len();
+                let keys = entry.keys().expect("a pack's patterns start with plain words");
+                assert_eq!(keys.len(), compiled.commands.len());
+                for ((program, operand), pattern) in keys.iter().zip(&compiled.commands) {
+                    assert_eq!(*program, pattern.program, "pack `{pack}`, rule `{}`", entry.name);
+                    // A pattern read as naming no operand is only tried more often.
+                    if !operand.is_empty() {
+                        assert_eq!(
+                            Some(*operand),
+                            pattern.operands.first().map(String::as_str),
+                            "pack `{pack}`, rule `{}`",
+                            entry.name
+                        );
+                    }
                 }
             }
         }
@@ -1256,6 +1298,29 @@ mod tests {
         assert_eq!(lazy.evaluate(&read).decision, eager.evaluate(&read).decision);
         assert!(lazy.evaluate(&read).decision.is_some(), "reading .env is refused");
         assert!(lazy.compiled() < every);
+    }
+
+    /// Of the rules naming a program, a command compiles only those naming its subcommand or
+    /// none: `git status` reaches no rule about `git push`; `git -C dir push --force` does.
+    #[test]
+    fn a_subcommand_reaches_only_its_own_rules() {
+        let file = RulesFile { packs: vec![PackName::Recommended], ..RulesFile::default() };
+        let set = RuleSet::compile(&file).expect("recommended compiles");
+        assert!(set.evaluate(&bash_call("git status --short && git log -1")).decision.is_none());
+        let compiled: Vec<&CompiledRule> = set.slots.iter().filter_map(|s| s.compiled.get().map(|r| &**r)).collect();
+        for rule in &compiled {
+            assert!(
+                rule.commands
+                    .iter()
+                    .any(|p| p.program != "git" || p.operands.first().is_none_or(|o| o == "status" || o == "log")),
+                "`{}` was compiled for `git status`",
+                rule.label()
+            );
+        }
+        let git_rules = packs::index(PackName::Git).len();
+        assert!(compiled.len() < git_rules / 2, "{} rules compiled for `git status`", compiled.len());
+        let verdict = set.evaluate(&bash_call("git -C ../other push --force origin main"));
+        assert_eq!(verdict.decision, Some(RuleDecision::Deny), "{verdict:?}");
     }
 
     /// A file's own bad regex still refuses the file at load.
