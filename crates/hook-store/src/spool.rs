@@ -64,6 +64,10 @@ pub const IMPORT_ABOVE: usize = 64;
 /// racing for the write lock, and the spool stays near [`IMPORT_ABOVE`] files when nobody reads.
 pub const IMPORT_ONE_IN: u64 = 8;
 
+/// How many spool files an import inserts in one transaction (at most 64 spool files of at most
+/// 16 MB each are read into memory at once; a bridge call's file is a kilobyte).
+const IMPORT_BATCH: usize = 64;
+
 /// A spool file larger than this is not read into memory (one process's fires take kilobytes).
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -356,47 +360,68 @@ pub(crate) fn import(conn: &Connection, db: &Path, deadline: Option<Instant>) ->
         })
         .collect();
     todo.sort();
-    let mut todo = todo.into_iter();
-    while let Some((base, name)) = todo.next() {
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            report.left += 1 + todo.len() as u64;
-            break;
-        }
-        let claimed = dir.join(format!("{base}.claim-{}-{}", std::process::id(), crate::now_ms()));
-        // Another importer won this one.
-        if fs::rename(dir.join(&name), &claimed).is_err() {
-            continue;
-        }
-        let lines = match read(&claimed) {
-            Ok(lines) => lines,
-            Err((rows, why)) => {
-                let bad = dir.join(format!("{base}.bad"));
-                let _ = fs::rename(&claimed, &bad);
-                append_drop(db, rows.max(1), &format!("spool file {base} {why}: moved aside as {}", bad.display()));
-                report.bad += 1;
+    let mut todo = todo.into_iter().peekable();
+    while todo.peek().is_some() {
+        // Claimed a batch at a time and inserted in one transaction: a transaction a file
+        // rewrote the same index pages once per file (a thousand page writes for a spool of
+        // 64 files, most of what an import cost a bridge call).
+        let mut batch: Vec<Claimed> = Vec::new();
+        let mut late = false;
+        while batch.len() < IMPORT_BATCH {
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                late = true;
+                break;
+            }
+            let Some((base, name)) = todo.next() else { break };
+            let claimed = dir.join(format!("{base}.claim-{}-{}", std::process::id(), crate::now_ms()));
+            // Another importer won this one.
+            if fs::rename(dir.join(&name), &claimed).is_err() {
                 continue;
             }
-        };
-        match insert_file(conn, &base, &lines) {
-            Ok(true) => {
-                report.files += 1;
-                report.rows += lines.len() as u64;
+            match read(&claimed) {
+                Ok(lines) => batch.push((base, claimed, lines)),
+                Err((rows, why)) => {
+                    let bad = dir.join(format!("{base}.bad"));
+                    let _ = fs::rename(&claimed, &bad);
+                    append_drop(db, rows.max(1), &format!("spool file {base} {why}: moved aside as {}", bad.display()));
+                    report.bad += 1;
+                }
             }
-            Ok(false) => report.repeated += 1,
+        }
+        match insert_files(conn, &batch) {
+            Ok(inserted) => {
+                for ((_, claimed, lines), new) in batch.iter().zip(inserted) {
+                    if new {
+                        report.files += 1;
+                        report.rows += lines.len() as u64;
+                    } else {
+                        report.repeated += 1;
+                    }
+                    let _ = fs::remove_file(claimed);
+                }
+            }
             Err(e) => {
-                // Unclaimed again at once, so the next importer need not wait for it to go stale.
-                let _ = fs::rename(&claimed, dir.join(&base));
-                report.left += 1 + todo.len() as u64;
+                // Unclaimed again at once, so the next importer need not wait for them to go stale.
+                for (base, claimed, _) in &batch {
+                    let _ = fs::rename(claimed, dir.join(base));
+                }
+                report.left += (batch.len() + todo.len()) as u64;
                 if is_busy(&e) {
                     return Ok(report);
                 }
                 return Err(StoreError::Sqlite { path: db.to_path_buf(), source: e });
             }
         }
-        let _ = fs::remove_file(&claimed);
+        if late {
+            report.left += todo.len() as u64;
+            break;
+        }
     }
     Ok(report)
 }
+
+/// A claimed spool file: its base name, its path while claimed, and its fires with their pids.
+type Claimed = (String, PathBuf, Vec<(FireRecord, u32)>);
 
 /// The fires of a claimed spool file with their pids, or how many rows it seemed to hold and
 /// why it cannot be imported.
@@ -430,20 +455,29 @@ fn read(path: &Path) -> Result<Vec<(FireRecord, u32)>, (u64, String)> {
     }
 }
 
-/// Inserts one file's fires with its marker, in one transaction; `false` when the marker was
-/// there already (imported before, by an importer that died before its unlink).
-fn insert_file(conn: &Connection, base: &str, fires: &[(FireRecord, u32)]) -> rusqlite::Result<bool> {
-    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    let seen: Option<i64> = tx
-        .query_row("SELECT time_ms FROM spool_imports WHERE name = ?1", params![base], |row| row.get(0))
-        .optional()?;
-    if seen.is_some() {
-        return Ok(false);
+/// Inserts the fires of each file of `files` with its marker, all in one transaction; for each
+/// file, `false` when its marker was there already (imported before, by an importer that died
+/// before its unlink), in which case nothing of it is inserted again.
+fn insert_files(conn: &Connection, files: &[Claimed]) -> rusqlite::Result<Vec<bool>> {
+    if files.is_empty() {
+        return Ok(Vec::new());
     }
-    insert_rows(&tx, fires.iter().map(|(fire, pid)| (fire, *pid)))?;
-    tx.execute("INSERT INTO spool_imports (name, time_ms) VALUES (?1, ?2)", params![base, crate::now_ms()])?;
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let mut inserted = Vec::with_capacity(files.len());
+    for (base, _, fires) in files {
+        let seen: Option<i64> = tx
+            .query_row("SELECT time_ms FROM spool_imports WHERE name = ?1", params![base], |row| row.get(0))
+            .optional()?;
+        if seen.is_some() {
+            inserted.push(false);
+            continue;
+        }
+        insert_rows(&tx, fires.iter().map(|(fire, pid)| (fire, *pid)))?;
+        tx.execute("INSERT INTO spool_imports (name, time_ms) VALUES (?1, ?2)", params![base, crate::now_ms()])?;
+        inserted.push(true);
+    }
     tx.commit()?;
-    Ok(true)
+    Ok(inserted)
 }
 
 /// Imports with a short wait on another process's lock (an importer that is not the writer
