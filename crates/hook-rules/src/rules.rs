@@ -963,7 +963,9 @@ struct ByProgram {
     any: Vec<usize>,
     /// Those whose patterns name a first operand (`git reset --hard`): tried on a command whose
     /// first operand it is (a pattern's operands match a command's leading operands exactly).
-    by_operand: HashMap<Cow<'static, str>, Vec<usize>>,
+    /// A list, not a map: a program has a few subcommands with rules of their own (git, the
+    /// most, 18), and a map per program made the index of a one-rule file 24 KB.
+    by_operand: Vec<(Cow<'static, str>, Vec<usize>)>,
 }
 
 /// Every rule of one rules file, packs first.
@@ -999,7 +1001,7 @@ impl RuleSet {
         for rule in &file.allow {
             slots.push(Slot::ready(CompiledRule::compile(rule, Origin::File, true, file)?));
         }
-        let mut by_program: HashMap<Cow<'static, str>, ByProgram> = HashMap::with_capacity(128);
+        let mut by_program: HashMap<Cow<'static, str>, ByProgram> = HashMap::new();
         let mut any_program = Vec::new();
         for (index, slot) in slots.iter().enumerate().filter(|(_, slot)| slot.has_command) {
             let Some(keys) = slot.keys() else {
@@ -1009,7 +1011,13 @@ impl RuleSet {
             for (program, operand) in keys {
                 let named = by_program.entry(program).or_default();
                 let indices = match operand {
-                    Some(operand) => named.by_operand.entry(operand).or_default(),
+                    Some(operand) => match named.by_operand.iter().position(|(o, _)| *o == operand) {
+                        Some(at) => &mut named.by_operand[at].1,
+                        None => {
+                            named.by_operand.push((operand, Vec::new()));
+                            &mut named.by_operand.last_mut().expect("just pushed").1
+                        }
+                    },
                     None => &mut named.any,
                 };
                 if indices.last() != Some(&index) {
@@ -1046,8 +1054,10 @@ impl RuleSet {
     fn candidates(&self, program: &str, operand: Option<&str>) -> Cow<'_, [usize]> {
         let named = self.by_program.get(program);
         let any = named.map_or(&[][..], |n| n.any.as_slice());
-        let by_operand =
-            named.zip(operand).and_then(|(n, operand)| n.by_operand.get(operand)).map_or(&[][..], Vec::as_slice);
+        let by_operand = named
+            .zip(operand)
+            .and_then(|(n, operand)| n.by_operand.iter().find(|(o, _)| o == operand))
+            .map_or(&[][..], |(_, indices)| indices.as_slice());
         match (any, by_operand, self.any_program.as_slice()) {
             (only, [], []) | ([], only, []) | ([], [], only) => Cow::Borrowed(only),
             (a, b, c) => {
