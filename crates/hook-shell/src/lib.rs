@@ -232,6 +232,17 @@ fn wrapped_program(kind: &str, args: &[WrapperArg<'_>]) -> usize {
     args.len()
 }
 
+/// Whether wrapper `kind` given `args` and no command runs a shell of its own (`sudo -s`,
+/// `sudo -i`, `doas -s`), which reads its commands on its input.
+fn runs_a_shell(kind: &str, args: &[Option<String>]) -> bool {
+    matches!(kind, "sudo" | "doas")
+        && args.iter().flatten().any(|arg| {
+            arg == "--shell"
+                || arg == "--login"
+                || (arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(['s', 'i']))
+        })
+}
+
 /// The program's name without its directory and version suffix (`python3.12` → `python3`).
 fn program_kind(program: &str) -> &str {
     let name = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or(program);
@@ -837,6 +848,14 @@ fn command_stages(
                 .collect();
             out.invocations.push(invocation);
             rest = &args[wrapped_program(kind, &shape).min(args.len())..];
+            if rest.is_empty()
+                && let Some(input) = stdin
+                && runs_a_shell(kind, &texts)
+            {
+                // `sudo -s <<< 'rm -rf /'`, `sudo -i <<EOF`: a root shell reads the script on
+                // its input.
+                return collect_invocations(input, depth + 1, levels, out);
+            }
             if kind == "xargs"
                 && let Some(input) = stdin
                 && !rest.is_empty()
@@ -847,6 +866,14 @@ fn command_stages(
                 return command_stages(&words, None, depth, levels, out);
             }
             continue;
+        }
+        if kind == "su"
+            && let Some(input) = stdin
+            && dash_c_script(kind, &texts).is_none()
+        {
+            // `su <<< 'CMD'`, `su - root <<EOF`: the user's shell reads the script on its input.
+            out.invocations.push(invocation);
+            return collect_invocations(input, depth + 1, levels, out);
         }
         if SHELLS.contains(&kind) {
             match shell_script(&texts) {
