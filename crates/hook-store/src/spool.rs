@@ -18,9 +18,10 @@
 //!
 //! 1. an importer claims a file by renaming it to `<name>.claim-<pid>-<time_ms>`: a rename is
 //!    atomic, so one importer wins and the others find the file gone;
-//! 2. it inserts the file's rows in one transaction together with a marker of `<name>` in the
-//!    `spool_imports` table, and only when no such marker is there yet;
-//! 3. then it unlinks the claimed file.
+//! 2. it inserts the file's rows together with a marker of `<name>` in the `spool_imports`
+//!    table, and only when no such marker is there yet, in one transaction with the other
+//!    files of its batch (up to [`IMPORT_BATCH`]);
+//! 3. then it unlinks the claimed files.
 //!
 //! A claim whose importer died (its pid is gone, or the claim is older than [`STALE`]) is
 //! claimed again by the next importer; when the first had committed already, the marker makes
