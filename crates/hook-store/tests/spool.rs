@@ -171,6 +171,38 @@ fn importers_racing_import_each_file_exactly_once() {
     assert_eq!(Reader::open(&db).unwrap().drops(None).rows, 0, "no file was lost to the race");
 }
 
+/// More files than an import inserts in one transaction: importers racing over several batches
+/// each still import every file exactly once.
+#[test]
+fn importers_racing_over_several_batches_import_each_file_exactly_once() {
+    let dir = Dir::new("spool-batches");
+    let db = dir.db();
+    let now = hook_store::now_ms();
+    for n in 0..200 {
+        spool(&db, [fire(&format!("m{n}"), now + n)]);
+    }
+    let start = std::sync::Arc::new(std::sync::Barrier::new(4));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (db, start) = (db.clone(), std::sync::Arc::clone(&start));
+            std::thread::spawn(move || {
+                start.wait();
+                Reader::open(&db).unwrap().fires(&Filter::default()).unwrap().len()
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let fires = all(&db);
+    let mut sessions: Vec<_> = fires.iter().map(|f| f.session.clone().unwrap()).collect();
+    sessions.sort();
+    sessions.dedup();
+    assert_eq!((fires.len(), sessions.len()), (200, 200), "each fire once");
+    assert_eq!(listing(&db), Vec::<String>::new());
+    assert_eq!(Reader::open(&db).unwrap().drops(None).rows, 0);
+}
+
 #[test]
 fn a_claim_of_a_dead_importer_is_taken_over_and_a_live_fresh_one_left_alone() {
     let dir = Dir::new("spool-claims");
