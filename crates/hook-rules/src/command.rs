@@ -226,6 +226,8 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
     }
     let (mut cds, mut cds_known) = (Vec::<String>::new(), true);
     let mut vars: HashMap<String, String> = HashMap::new();
+    // Git aliases the script defines (`git config alias.x 'reset --hard'`), by name.
+    let mut git_aliases: Vec<(String, String)> = Vec::new();
     for mut invocation in runs.invocations {
         if !vars.is_empty() {
             substitute_vars(&mut invocation, &vars);
@@ -262,9 +264,22 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         {
             invocation.runs_unknown = false;
         }
+        if program == "git" {
+            expand_git_alias(&mut invocation, &mut git_aliases);
+        }
         let args = &invocation.words[1..];
         let (flags, operands) = flags_and_operands(&program, args);
-        let written = written_operands(&program, args, &flags, &operands);
+        let mut written = written_operands(&program, args, &flags, &operands);
+        if program == "dd" {
+            // `dd if=.env`, `dd of=~/.bashrc`: its files are named in its operands.
+            for operand in &operands {
+                if let Some(file) = operand.strip_prefix("if=") {
+                    invocation.reads.push(file.to_owned());
+                } else if let Some(file) = operand.strip_prefix("of=") {
+                    written.push(file.to_owned());
+                }
+            }
+        }
         let command = SimpleCommand {
             words: invocation.words.clone(),
             program,
@@ -428,6 +443,50 @@ fn substitute_vars(invocation: &mut hook_shell::Invocation, vars: &HashMap<Strin
         }
         invocation.words = words;
     }
+}
+
+/// Replaces a git alias by what it stands for: one given on the command line (`git -c
+/// alias.x='reset --hard' x`) or defined earlier in the script (`git config alias.x 'reset
+/// --hard' && git x`), which it records in `aliases`. An alias running a shell command (`!…`)
+/// makes what the command runs unknown.
+fn expand_git_alias(invocation: &mut hook_shell::Invocation, aliases: &mut Vec<(String, String)>) {
+    let words = &invocation.words;
+    let mut given = Vec::new();
+    let mut i = 1;
+    // The options before the subcommand (`-C DIR`, `-c NAME=VALUE`, `--git-dir X`, `-p`).
+    while let Some(word) = words.get(i) {
+        match word.as_str() {
+            "-c" => {
+                if let Some((name, value)) = words.get(i + 1).and_then(|w| w.strip_prefix("alias.")?.split_once('=')) {
+                    given.push((name.to_owned(), value.to_owned()));
+                }
+                i += 2;
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => i += 2,
+            option if option.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let Some(subcommand) = words.get(i).cloned() else { return };
+    if subcommand == "config" {
+        // `git config [--global|--local|--system|--file F] alias.NAME VALUE`.
+        let rest: Vec<&String> = words[i + 1..].iter().filter(|w| !w.starts_with('-')).collect();
+        if let [key, value, ..] = rest.as_slice()
+            && let Some(name) = key.strip_prefix("alias.")
+        {
+            aliases.push((name.to_owned(), (*value).clone()));
+        }
+        return;
+    }
+    let Some((_, value)) = given.iter().chain(aliases.iter()).rev().find(|(name, _)| *name == subcommand) else {
+        return;
+    };
+    if value.trim_start().starts_with('!') {
+        invocation.runs_unknown = true;
+        return;
+    }
+    let expansion: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+    invocation.words.splice(i..=i, expansion);
 }
 
 /// The operands `program` writes (see [`SimpleCommand::written`]).

@@ -430,9 +430,10 @@ impl CompiledRule {
     /// that the wildcard matches, and the globs without their exclusions. Like the shell, a
     /// leading wildcard does not name a hidden file (`*` is not `.env`).
     fn shell_glob_matches(&self, text: &str, home: Option<&str>) -> bool {
-        if !text.contains(['*', '?']) {
+        if !text.contains(['*', '?', '[']) {
             return false;
         }
+        let text = &brackets_as_any_character(text);
         let (dir, name) = text.rsplit_once('/').unwrap_or(("", text));
         let leading_wildcard = name.starts_with(['*', '?']);
         self.paths
@@ -483,8 +484,16 @@ impl CompiledRule {
             return true;
         }
         let home = call.home.map(Path::to_string_lossy);
+        // A content search (`Grep`, `search_file_content`; not a `Glob`, which lists names)
+        // reads the files under a directory it is given, as `rg` does: hidden ones below it aside.
+        let searches =
+            call.tool.is_some_and(|tool| tool_class(tool) == ToolClass::Search && !tool.eq_ignore_ascii_case("glob"));
         if !self.paths.is_empty()
-            && !call.paths.iter().any(|p| self.path_matches(&p.to_string_lossy(), home.as_deref(), true))
+            && !call.paths.iter().any(|p| {
+                let p = p.to_string_lossy();
+                self.path_matches(&p, home.as_deref(), true)
+                    || (searches && self.under_directory_matches(&p, home.as_deref(), Search::NotHidden))
+            })
         {
             return false;
         }
@@ -691,7 +700,7 @@ impl<'s> Prepared<'s> {
                 .map(|raw| {
                     let (dir, name) = raw.rsplit_once('/').unwrap_or((".", raw.as_str()));
                     let dir = if dir.is_empty() { "/" } else { dir };
-                    (name.contains(['*', '?']) && !dir.contains(['*', '?'])).then(|| {
+                    (name.contains(['*', '?', '[']) && !dir.contains(['*', '?', '['])).then(|| {
                         let dir = self.normal(&[dir.to_owned()], call).pop().unwrap_or_default();
                         format!("{}/{name}", dir.trim_end_matches('/'))
                     })
@@ -951,6 +960,36 @@ impl Slot {
             (None, None) => None,
         }
     }
+}
+
+/// A shell wildcard with each bracket expression (`[n]`, `[a-z]`, `[!x]`) read as `?`, any one
+/// character: `cat .e[n]v` can name `.env`. It may name more than the shell would (`.e[x]v`
+/// reads as `.e?v`), never less.
+fn brackets_as_any_character(text: &str) -> Cow<'_, str> {
+    if !text.contains('[') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        // `]` right after `[` (or `[!`) is a member of the set, not its end.
+        let body = &rest[open + 1..];
+        let skip = usize::from(body.starts_with('!') || body.starts_with('^'));
+        let skip = skip + usize::from(body[skip..].starts_with(']'));
+        match body[skip..].find(['/', ']']) {
+            Some(close) if body.as_bytes()[skip + close] == b']' => {
+                out.push('?');
+                rest = &body[skip + close + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = body;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// A command pattern's program and first operand.
