@@ -478,7 +478,8 @@ fn expand_git_alias(invocation: &mut hook_shell::Invocation, aliases: &mut Vec<(
         }
         return;
     }
-    let Some((_, value)) = given.iter().chain(aliases.iter()).rev().find(|(name, _)| *name == subcommand) else {
+    // `-c` overrides what the configuration says; a later definition an earlier one.
+    let Some((_, value)) = aliases.iter().chain(given.iter()).rev().find(|(name, _)| *name == subcommand) else {
         return;
     };
     if value.trim_start().starts_with('!') {
