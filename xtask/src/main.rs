@@ -102,7 +102,7 @@ fn schema(mode: Mode) -> Result<()> {
 /// release: hookwire side by side with bare baselines (see docs/performance.md). `options`
 /// (`--quick`, `--only GROUP,...`) go to the harness, which checks them.
 fn bench(options: &[&str]) -> Result<()> {
-    let root = schemas_dir().parent().expect("schemas/ lives in the workspace root").to_path_buf();
+    let root = workspace_root();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let run = |args: &[&str]| -> Result<()> {
         let status = std::process::Command::new(&cargo)

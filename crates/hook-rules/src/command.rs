@@ -38,7 +38,8 @@ pub struct SimpleCommand {
     /// The operands it writes, as written or joined to a destination directory: the
     /// destination of `cp` / `mv` / `install` / `ln` (and, since the destination may be a
     /// directory, the destination joined with each source's name), every directory of
-    /// `install -d`, every file of `tee` and `sed -i`. The sources of a copy are only read.
+    /// `install -d`, every file of `tee` and `sed -i`, the `of=` of `dd`. The sources of a copy
+    /// are only read.
     pub written: Vec<String>,
 }
 
@@ -269,16 +270,10 @@ fn collect(script: &str, depth: usize, out: &mut Vec<SimpleCommand>) -> Result<(
         }
         let args = &invocation.words[1..];
         let (flags, operands) = flags_and_operands(&program, args);
-        let mut written = written_operands(&program, args, &flags, &operands);
+        let written = written_operands(&program, args, &flags, &operands);
         if program == "dd" {
-            // `dd if=.env`, `dd of=~/.bashrc`: its files are named in its operands.
-            for operand in &operands {
-                if let Some(file) = operand.strip_prefix("if=") {
-                    invocation.reads.push(file.to_owned());
-                } else if let Some(file) = operand.strip_prefix("of=") {
-                    written.push(file.to_owned());
-                }
-            }
+            // `dd if=.env` reads `.env` (what it writes, `of=`, is in `written`).
+            invocation.reads.extend(operands.iter().filter_map(|o| o.strip_prefix("if=")).map(str::to_owned));
         }
         let command = SimpleCommand {
             words: invocation.words.clone(),
@@ -453,19 +448,19 @@ fn expand_git_alias(invocation: &mut hook_shell::Invocation, aliases: &mut Vec<(
     let words = &invocation.words;
     let mut given = Vec::new();
     let mut i = 1;
-    // The options before the subcommand (`-C DIR`, `-c NAME=VALUE`, `--git-dir X`, `-p`).
-    while let Some(word) = words.get(i) {
-        match word.as_str() {
-            "-c" => {
-                if let Some((name, value)) = words.get(i + 1).and_then(|w| w.strip_prefix("alias.")?.split_once('=')) {
-                    given.push((name.to_owned(), value.to_owned()));
-                }
-                i += 2;
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => i += 2,
-            option if option.starts_with('-') => i += 1,
-            _ => break,
+    // The options before the subcommand (`-C DIR`, `-c NAME=VALUE`, `--git-dir X`, `-p`), those
+    // with a value as `flags_and_operands` reads them.
+    let takes_value = |option: &str| {
+        let name = if option.starts_with("--") { option } else { option.trim_start_matches('-') };
+        !option.contains('=') && value_options("git").contains(&name)
+    };
+    while let Some(word) = words.get(i).filter(|w| w.starts_with('-')) {
+        if word == "-c"
+            && let Some((name, value)) = words.get(i + 1).and_then(|w| w.strip_prefix("alias.")?.split_once('='))
+        {
+            given.push((name.to_owned(), value.to_owned()));
         }
+        i += 1 + usize::from(takes_value(word));
     }
     let Some(subcommand) = words.get(i).cloned() else { return };
     if subcommand == "config" {
@@ -496,6 +491,7 @@ fn written_operands(program: &str, args: &[String], flags: &[String], operands: 
         "tee" => return operands.to_vec(),
         "sed" if flags.iter().any(|f| f == "i" || f == "--in-place") => return operands.to_vec(),
         "install" if flags.iter().any(|f| f == "d" || f == "--directory") => return operands.to_vec(),
+        "dd" => return operands.iter().filter_map(|o| o.strip_prefix("of=")).map(str::to_owned).collect(),
         "cp" | "mv" | "install" | "ln" => {}
         _ => return Vec::new(),
     }
@@ -800,6 +796,7 @@ mod tests {
         assert_eq!(written("tee -a f g"), ["f", "g"]);
         assert_eq!(written("sed -i s/a/b/ f"), ["s/a/b/", "f"]);
         assert_eq!(written("install -d /x /y"), ["/x", "/y"]);
+        assert_eq!(written("dd if=.env of=~/.bashrc bs=1k"), ["~/.bashrc"]);
         assert!(written("cat ~/.bashrc").is_empty());
     }
 }

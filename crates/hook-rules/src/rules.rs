@@ -430,10 +430,9 @@ impl CompiledRule {
     /// that the wildcard matches, and the globs without their exclusions. Like the shell, a
     /// leading wildcard does not name a hidden file (`*` is not `.env`).
     fn shell_glob_matches(&self, text: &str, home: Option<&str>) -> bool {
-        if !text.contains(['*', '?', '[']) {
+        if !text.contains(['*', '?']) {
             return false;
         }
-        let text = &brackets_as_any_character(text);
         let (dir, name) = text.rsplit_once('/').unwrap_or(("", text));
         let leading_wildcard = name.starts_with(['*', '?']);
         self.paths
@@ -688,8 +687,9 @@ impl<'s> Prepared<'s> {
     }
 
     /// Each operand, then each file its input is redirected from, whose last component holds a
-    /// wildcard the shell expands (`.env*`, `~/.aws/*`), its directory normalized; `None` for
-    /// the others.
+    /// wildcard the shell expands (`.env*`, `~/.aws/*`, `.e[n]v`), its directory normalized and
+    /// its bracket expressions read as `?` (see [`brackets_as_any_character`]); `None` for the
+    /// others.
     fn shell_globs(&self, call: &CallFacts<'_>) -> &[Option<String>] {
         self.shell_globs.get_or_init(|| {
             let command = self.command;
@@ -702,7 +702,7 @@ impl<'s> Prepared<'s> {
                     let dir = if dir.is_empty() { "/" } else { dir };
                     (name.contains(['*', '?', '[']) && !dir.contains(['*', '?', '['])).then(|| {
                         let dir = self.normal(&[dir.to_owned()], call).pop().unwrap_or_default();
-                        format!("{}/{name}", dir.trim_end_matches('/'))
+                        format!("{}/{}", dir.trim_end_matches('/'), brackets_as_any_character(name))
                     })
                 })
                 .collect()
