@@ -7,7 +7,10 @@
 //!   about 34,000 relative relocations at every start, one copy-on-write page fault per page of
 //!   vtables and static tables it touches; linked with `-no-pie` the addresses are fixed at link
 //!   time and none is left. The cost: the executable's own image is not address-randomized (its
-//!   libraries, stack and heap still are).
+//!   libraries, stack and heap still are). `cargo xtask install` (and `cargo xtask bench`) also
+//!   link it statically (`-C target-feature=+crt-static -C relocation-model=static`, given to
+//!   this binary alone): no dynamic loader runs at start, and glibc is then part of that image
+//!   (xtask/src/install.rs; the measurements are in docs/performance.md).
 //! - `--symbol-ordering-file=hookwire.order` (x86_64 GNU/Linux, when the compiler links with
 //!   its own LLD): the functions a hook call runs, listed by `cargo xtask order`, placed
 //!   together at the start of the code, so the kernel maps them in a few 64 KB windows instead

@@ -1,7 +1,9 @@
 //! Project tasks: `cargo xtask schema [--check]` writes (or checks) `schemas/*.schema.json`;
 //! `cargo xtask bench [--quick] [--only GROUP,...]` builds in release and runs the side-by-side
 //! comparison harness (all of it, or only the named groups of rows); `cargo xtask order [--check]`
-//! lists the functions a bridge call runs, for the linker to place together (see `order.rs`).
+//! lists the functions a bridge call runs, for the linker to place together (see `order.rs`);
+//! `cargo xtask install [--root DIR] [--debug]` builds `hookwire` as it is shipped (statically
+//! linked on GNU/Linux) and installs it (see `install.rs`).
 
 // Reporting to the terminal is what this binary is for.
 #![allow(clippy::print_stderr)]
@@ -14,6 +16,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
+mod install;
 mod order;
 
 fn main() -> ExitCode {
@@ -25,9 +28,11 @@ fn main() -> ExitCode {
         ["bench", options @ ..] => bench(options),
         ["order"] => order::order(&workspace_root(), false),
         ["order", "--check"] => order::order(&workspace_root(), true),
+        ["install", options @ ..] => install::install(&workspace_root(), options),
         _ => {
             eprintln!(
-                "usage: cargo xtask schema [--check] | cargo xtask bench [--quick] [--only GROUP,...] | cargo xtask order [--check]"
+                "usage: cargo xtask schema [--check] | cargo xtask bench [--quick] [--only GROUP,...] | \
+                 cargo xtask order [--check] | cargo xtask install [--root DIR] [--debug]"
             );
             return ExitCode::from(2);
         }
@@ -97,8 +102,9 @@ fn schema(mode: Mode) -> Result<()> {
     Ok(())
 }
 
-/// Builds the `echo_hook` example and the `hookwire` binary in release (the harness talks to the
-/// one and runs the other as `hookwire hook claude`), then runs the `compare` harness in
+/// Builds the `echo_hook` example and the `hookwire` binary in release, the binary as `cargo
+/// xtask install` builds it (the harness talks to the one and runs the other as `hookwire hook
+/// claude`), then runs the `compare` harness in
 /// release: hookwire side by side with bare baselines (see docs/performance.md). `options`
 /// (`--quick`, `--only GROUP,...`) go to the harness, which checks them.
 fn bench(options: &[&str]) -> Result<()> {
@@ -116,7 +122,8 @@ fn bench(options: &[&str]) -> Result<()> {
         Ok(())
     };
     run(&["build", "--release", "-p", "hook-process", "--example", "echo_hook"])?;
-    run(&["build", "--release", "-p", "hook-cli", "--bin", "hookwire"])?;
+    let (_, linking) = install::build_hookwire(&root, install::Profile::Release)?;
+    eprintln!("hookwire: {linking}, as `cargo xtask install` builds it");
     let mut args = vec!["run", "--release", "-p", "hookwire-tests", "--bin", "compare", "--"];
     args.extend_from_slice(options);
     run(&args)

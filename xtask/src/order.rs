@@ -148,16 +148,8 @@ fn profile(binary: &Path, scratch: &Path) -> Result<BTreeMap<String, usize>> {
 }
 
 pub(crate) fn order(root: &Path, check: bool) -> Result<()> {
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "-p", "hook-cli", "--bin", "hookwire"])
-        .current_dir(root)
-        .status()
-        .context("running cargo build")?;
-    if !status.success() {
-        bail!("`cargo build --release -p hook-cli --bin hookwire` failed ({status})");
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let binary = target.join("release/hookwire");
+    // The binary as it is shipped, whose start is what the list is for.
+    let (binary, _) = crate::install::build_hookwire(root, crate::install::Profile::Release)?;
     let path = order_file(root);
     if check {
         let symbols = text_symbols(&binary)?;
