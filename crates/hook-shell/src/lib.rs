@@ -150,7 +150,7 @@ fn expand(word: &RawWord, vars: &Vars, home: Option<&Path>) -> Word {
                 Some(_) => unknown(&mut out, format!("`${{{name}...}}` changes the value of a variable")),
                 None => unknown(&mut out, format!("`${name}` is not known before the hook runs")),
             },
-            Piece::Special => out.is_opaque = true,
+            Piece::Special | Piece::Positional(_) | Piece::AllArgs => out.is_opaque = true,
             Piece::Substitution => unknown(&mut out, "its value is the output of a command".to_owned()),
             Piece::Arithmetic => unknown(&mut out, "an arithmetic expansion".to_owned()),
             Piece::Unknown(why) => unknown(&mut out, why.clone()),
@@ -1349,6 +1349,41 @@ mod tests {
         // `( (` opens two subshells (bash), `((` an arithmetic command.
         assert_eq!(words("( ( rm -rf x ) ); ((rm - 1))"), ["rm -rf x"]);
         assert_eq!(paths(&shell("( (cd sub; ./a.sh) ); ./b.sh")), ["/p/sub/./a.sh!", "/p/./b.sh!"]);
+    }
+
+    #[test]
+    fn a_function_called_with_arguments_runs_its_body_with_them() {
+        // The body as defined (its arguments unknown), then as each call runs it.
+        assert_eq!(words("f(){ rm -rf \"$1\"; }; f ~"), ["rm -rf \"$1\"", "f ~", "rm -rf ~"]);
+        assert_eq!(
+            words("del() { echo bye; rm -rf \"$@\"; }\ndel ~/a /b; del"),
+            ["echo bye", "rm -rf \"$@\"", "del ~/a /b", "rm -rf ~/a /b", "del"]
+        );
+        // As defined, what `sudo` runs is unknown; as called, it is known.
+        assert_eq!(
+            words("function w { sudo $* ; }; w rm -rf /"),
+            ["sudo $*", "?$*", "w rm -rf /", "sudo rm -rf /", "rm -rf /"]
+        );
+        // `$2` past the last argument is empty; `${1:-x}` is not followed.
+        assert_eq!(words("g(){ rm -r $1$2 ${1:-x}; }; g /etc"), ["rm -r $1$2 ${1:-x}", "g /etc", "rm -r /etc ${1:-x}"]);
+        // In `$(...)`, and from a function another function calls.
+        assert_eq!(
+            words("a(){ rm -rf \"$1\"; }; b(){ a \"$1\"; }; b ~"),
+            ["rm -rf \"$1\"", "a \"$1\"", "b ~", "a ~", "rm -rf ~"]
+        );
+        assert_eq!(
+            words("h(){ echo $(cat \"$1\"); }; h .env"),
+            ["cat \"$1\"", "echo $(cat \"$1\")", "h .env", "cat .env", "echo $(cat \"$1\")"]
+        );
+        // A redefinition replaces the function; a call without arguments copies nothing.
+        assert_eq!(words("f(){ ls \"$1\"; }; f(){ pwd; }; f /x"), ["ls \"$1\"", "pwd", "f /x"]);
+        // Past the steps one script's calls may copy, a call runs what cannot be told.
+        let many: String = (0..super::syntax::MAX_COPIED_STEPS / 2 + 1).map(|n| format!("f {n}\n")).collect();
+        let script = format!("f(){{ rm -rf \"$1\"; ls \"$1\"; }}\n{many}");
+        let listed = words(&script);
+        assert_eq!(listed.last().map(String::as_str), Some("?f"), "{listed:?}");
+        let copied = listed.iter().filter(|w| w.starts_with("rm -rf ") && !w.contains('$')).count();
+        assert_eq!(copied, super::syntax::MAX_COPIED_STEPS / 2);
     }
 
     #[test]

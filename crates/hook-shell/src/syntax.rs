@@ -42,8 +42,13 @@ pub(crate) enum Piece {
     Glob(String),
     /// `$NAME` / `${NAME}`; `modified`: `${NAME:-x}` and the like.
     Var { name: String, modified: bool },
-    /// `$?`, `$$`, `$#`, `$1`, `$@`: values that never name a project file.
+    /// `$?`, `$$`, `$#`, `$0`, `${1:-x}`: values that never name a project file.
     Special,
+    /// `$1`, `${2}`: an argument of the script or function; inside a function called with
+    /// arguments it is replaced by the call's (see [`Reader::called`]).
+    Positional(u32),
+    /// `$@` / `$*`: all the arguments, replaced likewise.
+    AllArgs,
     /// `$(...)`, `` `...` `` or `<(...)`: a value that is the output of a command.
     Substitution,
     /// `$((...))`.
@@ -130,7 +135,13 @@ pub(crate) fn plain_text(pieces: &[Piece]) -> Option<String> {
         match piece {
             Piece::Text(part) | Piece::Glob(part) => text.push_str(part),
             Piece::Tilde => text.push('~'),
-            Piece::Var { .. } | Piece::Special | Piece::Substitution | Piece::Arithmetic | Piece::Unknown(_) => {
+            Piece::Var { .. }
+            | Piece::Special
+            | Piece::Positional(_)
+            | Piece::AllArgs
+            | Piece::Substitution
+            | Piece::Arithmetic
+            | Piece::Unknown(_) => {
                 return None;
             }
         }
@@ -205,7 +216,7 @@ pub(crate) fn parse(text: &str, depth: usize, levels: usize) -> Nested {
     }
     check_bounds(text, levels)?;
     let program = Parser::new(Cursor::new(text.as_bytes()), &options()).parse_program().map_err(parse_error)?;
-    let mut reader = Reader { text, depth, levels, items: Vec::new() };
+    let mut reader = Reader::new(text, depth, levels);
     for command in &program.complete_commands {
         reader.list(command);
     }
@@ -231,15 +242,39 @@ fn parse_error(error: ParseError) -> ShellError {
     }
 }
 
+/// The most steps of function bodies one script's calls copy (see [`Reader::called`]).
+pub(crate) const MAX_COPIED_STEPS: usize = 2048;
+
 /// The walk over one parsed script.
 struct Reader<'t> {
     text: &'t str,
     depth: usize,
     levels: usize,
     items: Vec<Item>,
+    /// The functions defined so far, each with the steps of its body that read its arguments
+    /// (`$1`, `"$@"`), as read where it is defined.
+    functions: Vec<(String, Vec<Item>)>,
+    /// The steps copied so far for calls with arguments.
+    copies: usize,
+    /// Inside a function's body, as defined: its calls are followed where it is called.
+    defining: bool,
 }
 
-impl Reader<'_> {
+impl<'t> Reader<'t> {
+    fn new(text: &'t str, depth: usize, levels: usize) -> Reader<'t> {
+        Reader { text, depth, levels, items: Vec::new(), functions: Vec::new(), copies: 0, defining: false }
+    }
+
+    /// A walk of a part of the same script, which knows its functions.
+    fn inner(&self) -> Reader<'t> {
+        Reader {
+            functions: self.functions.clone(),
+            copies: self.copies,
+            defining: self.defining,
+            ..Reader::new(self.text, self.depth, self.levels)
+        }
+    }
+
     fn list(&mut self, list: &ast::CompoundList) {
         for ast::CompoundListItem(and_or, _) in &list.0 {
             self.pipeline(&and_or.first);
@@ -269,7 +304,14 @@ impl Reader<'_> {
                         if written.is_empty() { format!("{}() {{ … }}", function.fname.value) } else { written };
                     self.items.push(Item::ForkBomb(text));
                 }
+                let (start, defining) = (self.items.len(), std::mem::replace(&mut self.defining, true));
                 self.compound(&function.body.0, function.body.1.as_ref());
+                self.defining = defining;
+                let reading: Vec<Item> =
+                    self.items[start..].iter().filter(|item| reads_arguments(item)).cloned().collect();
+                let name = function.fname.value.clone();
+                self.functions.retain(|(defined, _)| *defined != name);
+                self.functions.push((name, reading));
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 let mut words = Vec::new();
@@ -395,7 +437,57 @@ impl Reader<'_> {
         for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
             self.command_item(item, &mut command);
         }
+        self.push_command(command, 0);
+    }
+
+    /// Adds a simple command, and what it runs when it calls a function with arguments.
+    fn push_command(&mut self, command: Command, calls: usize) {
+        let body = self.called(&command, calls);
         self.items.push(Item::Command(command));
+        if let Some(body) = body {
+            // Run as in a subshell: a `cd` in the copy does not move the rest of the script.
+            self.items.push(Item::Open);
+            self.items.extend(body);
+            self.items.push(Item::Close);
+        }
+    }
+
+    /// The steps `command` runs when it calls a function defined earlier with arguments
+    /// (`f(){ rm -rf "$1"; }; f ~`): the steps of its body that read them, with `$1`, `$@`,
+    /// ... replaced by the call's words (a function called from such a step, a few levels
+    /// deep, too). A function's body is also read where it is defined, as it stands. Past
+    /// [`MAX_COPIED_STEPS`] steps copied in one script, a call runs what cannot be told.
+    fn called(&mut self, command: &Command, calls: usize) -> Option<Vec<Item>> {
+        if self.defining {
+            return None;
+        }
+        let at = command.words.iter().position(|word| crate::assigned_name(&word.raw).is_none())?;
+        let name = plain_text(&command.words[at].pieces)?;
+        let args = &command.words[at + 1..];
+        let (_, reading) = self.functions.iter().find(|(defined, _)| *defined == name)?;
+        if args.is_empty() || reading.is_empty() {
+            return None;
+        }
+        if self.copies + reading.len() > MAX_COPIED_STEPS || calls >= 4 {
+            let unknown = RawWord {
+                pieces: vec![Piece::Unknown(format!("what `{name}` runs with its arguments is not followed this far"))],
+                raw: name,
+                nested: Vec::new(),
+            };
+            return Some(vec![Item::Command(Command { words: vec![unknown], redirects: Vec::new() })]);
+        }
+        self.copies += reading.len();
+        let copied: Vec<Item> = reading.iter().map(|item| with_arguments(item, args)).collect();
+        // A call in the copy (`g(){ f "$1"; }`) is followed in turn.
+        let mut inner = self.inner();
+        for item in copied {
+            match item {
+                Item::Command(command) => inner.push_command(command, calls + 1),
+                other => inner.items.push(other),
+            }
+        }
+        self.copies = inner.copies;
+        Some(inner.items)
     }
 
     fn command_item(&mut self, item: &ast::CommandPrefixOrSuffixItem, command: &mut Command) {
@@ -430,7 +522,7 @@ impl Reader<'_> {
         kind: &ast::ProcessSubstitutionKind,
         subshell: &ast::SubshellCommand,
     ) -> RawWord {
-        let mut inner = Reader { text: self.text, depth: self.depth, levels: self.levels, items: Vec::new() };
+        let mut inner = self.inner();
         inner.list(&subshell.list);
         let body = self.source(&subshell.loc);
         let sign = match kind {
@@ -598,6 +690,101 @@ impl Reader<'_> {
             }
         }
     }
+}
+
+/// Whether a step reads the arguments of the script or function it is in (`$1`, `"$@"`), in
+/// its words or in the commands nested in them.
+fn reads_arguments(item: &Item) -> bool {
+    let word_reads = |word: &RawWord| {
+        word.pieces.iter().any(|piece| matches!(piece, Piece::Positional(_) | Piece::AllArgs))
+            || word.nested.iter().flatten().flatten().any(reads_arguments)
+    };
+    match item {
+        Item::Command(command) => {
+            command.words.iter().any(word_reads) || command.redirects.iter().any(|(_, word)| word_reads(word))
+        }
+        Item::Expand(words) => words.iter().any(word_reads),
+        Item::Unset(_) | Item::Open | Item::Close | Item::ForkBomb(_) => false,
+    }
+}
+
+/// `item` with the arguments `$1`, `$2`, ..., `$@` and `$*` replaced by `args`, the words of
+/// a call: `"$@"` alone is one word per argument, `$N` past the last is empty. The commands
+/// nested in its words that do not read the arguments are left out (they were listed where
+/// the function is defined).
+fn with_arguments(item: &Item, args: &[RawWord]) -> Item {
+    let words =
+        |words: &[RawWord]| -> Vec<RawWord> { words.iter().flat_map(|word| word_with_arguments(word, args)).collect() };
+    match item {
+        Item::Command(command) => Item::Command(Command {
+            words: words(&command.words),
+            redirects: command
+                .redirects
+                .iter()
+                .map(|(redirect, word)| {
+                    let mut replaced = word_with_arguments(word, args);
+                    let word = if replaced.len() == 1 { replaced.remove(0) } else { opaque(word) };
+                    (*redirect, word)
+                })
+                .collect(),
+        }),
+        Item::Expand(list) => Item::Expand(words(list)),
+        other => other.clone(),
+    }
+}
+
+/// `word` as it stands, its value unknown (an argument list where one word is expected).
+fn opaque(word: &RawWord) -> RawWord {
+    RawWord { pieces: vec![Piece::Special], raw: word.raw.clone(), nested: Vec::new() }
+}
+
+fn word_with_arguments(word: &RawWord, args: &[RawWord]) -> Vec<RawWord> {
+    let nested: Vec<Nested> = word
+        .nested
+        .iter()
+        .filter_map(|nested| match nested {
+            Ok(items) if items.iter().any(reads_arguments) => {
+                Some(Ok(items.iter().map(|item| with_arguments(item, args)).collect()))
+            }
+            _ => None,
+        })
+        .collect();
+    let meaningful: Vec<&Piece> = word.pieces.iter().filter(|piece| **piece != Piece::Text(String::new())).collect();
+    if let [Piece::AllArgs] = meaningful.as_slice() {
+        // `"$@"`: the arguments, one word each.
+        let mut out: Vec<RawWord> = args
+            .iter()
+            .map(|arg| RawWord { pieces: arg.pieces.clone(), raw: arg.raw.clone(), nested: Vec::new() })
+            .collect();
+        if let Some(first) = out.first_mut() {
+            first.nested = nested;
+        }
+        return out;
+    }
+    if let [Piece::Positional(n)] = meaningful.as_slice() {
+        let arg = args.get(*n as usize - 1);
+        let (pieces, raw) = arg.map_or_else(
+            || (vec![Piece::Text(String::new())], String::new()),
+            |arg| (arg.pieces.clone(), arg.raw.clone()),
+        );
+        return vec![RawWord { pieces, raw, nested }];
+    }
+    let mut pieces = Vec::new();
+    for piece in &word.pieces {
+        match piece {
+            Piece::Positional(n) => {
+                if let Some(arg) = args.get(*n as usize - 1) {
+                    pieces.extend(arg.pieces.iter().cloned());
+                }
+            }
+            Piece::AllArgs => match args.iter().map(|arg| plain_text(&arg.pieces)).collect::<Option<Vec<_>>>() {
+                Some(texts) => pieces.push(Piece::Text(texts.join(" "))),
+                None => pieces.push(Piece::Special),
+            },
+            other => pieces.push(other.clone()),
+        }
+    }
+    vec![RawWord { pieces, raw: word.raw.clone(), nested }]
 }
 
 /// Words that mean something to the grammar at the start of a command (or after one).
@@ -867,6 +1054,8 @@ fn parameter_piece(expr: &ParameterExpr) -> Piece {
         Parameter::NamedWithIndex { name, .. } | Parameter::NamedWithAllIndices { name, .. } => {
             Piece::Var { name: name.clone(), modified: true }
         }
+        Parameter::Positional(n) if *n > 0 && !modified => Piece::Positional(*n),
+        Parameter::Special(word::SpecialParameter::AllPositionalParameters { .. }) if !modified => Piece::AllArgs,
         Parameter::Positional(_) | Parameter::Special(_) => Piece::Special,
     }
 }
@@ -932,7 +1121,7 @@ mod tests {
     /// What the parser itself gives for `text`.
     fn parsed(text: &str) -> Nested {
         let program = Parser::new(Cursor::new(text.as_bytes()), &options()).parse_program().map_err(parse_error)?;
-        let mut reader = Reader { text, depth: 0, levels: INLINE_OPENERS, items: Vec::new() };
+        let mut reader = Reader::new(text, 0, INLINE_OPENERS);
         for command in &program.complete_commands {
             reader.list(command);
         }
@@ -990,7 +1179,7 @@ mod tests {
     /// A word read without the word grammar reads as the grammar reads it.
     #[test]
     fn quoted_plain_words_read_as_the_grammar_reads_them() {
-        let mut reader = Reader { text: "", depth: 0, levels: 24, items: Vec::new() };
+        let mut reader = Reader::new("", 0, 24);
         for raw in [
             "'rm -rf ~'",
             "\"a b\"",
