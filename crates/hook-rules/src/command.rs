@@ -67,6 +67,7 @@ fn value_options(program: &str) -> &'static [&'static str] {
         "az" => &["--subscription", "g", "--resource-group", "n", "--name"],
         "psql" | "mysql" => &["h", "--host", "U", "--username", "p", "--port", "d", "--dbname", "u", "--user"],
         "redis-cli" => &["h", "p", "a", "n", "u"],
+        "mysqladmin" | "mariadb-admin" => &["h", "--host", "u", "--user", "P", "--port", "S", "--socket"],
         // The pattern of `-e`, the file of patterns of `-f`: no file searched.
         "grep" | "egrep" | "fgrep" => GREP_VALUE_OPTIONS,
         "rg" => RG_VALUE_OPTIONS,

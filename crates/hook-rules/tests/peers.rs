@@ -35,7 +35,10 @@ fn the_dcg_corpus_agrees_at_least_95_percent_both_ways() {
     assert!(pass_agree * 100 >= pass_total * 95, "must-allow below 95 %:\n{}", tally.misses.join("\n"));
     assert_eq!(
         (tally.block, tally.pass, tally.misses.len()),
-        ((101, 98), (249, 246), 6),
+        // 98 until 2026-11-27: `echo yes | rm -rf && echo done`, which dcg blocks, was asked as
+        // a delete whose targets come from its input; `rm` reads no targets from its input (and
+        // `echo` now feeds it known text), so it deletes nothing and passes.
+        ((101, 97), (249, 246), 7),
         "the agreement with dcg changed:\n{}",
         tally.misses.join("\n")
     );

@@ -778,7 +778,8 @@ fn items_invocations(items: &[Item], depth: usize, levels: usize, out: &mut Runs
                     });
                 }
                 let stdin = command.stdin_text();
-                command_stages(&command.words, stdin.as_deref(), depth, levels, out)?;
+                let input = Input { text: stdin.as_deref(), files: command.reads_piped_files() };
+                command_stages(&command.words, input, depth, levels, out)?;
                 // The command's stages and what it runs (`sh -c '… > f'`) write and read its
                 // redirections; a nested command keeps its own as well.
                 for invocation in &mut out.invocations[first..] {
@@ -806,15 +807,25 @@ fn nested_invocations(nested: &[Nested], depth: usize, levels: usize, out: &mut 
     Ok(())
 }
 
-/// Pushes each stage of one simple command (see [`invocations`]); `stdin` is the script it
-/// reads on its input when the text holds it (a here-document).
+/// What a command reads on its input, as far as the script tells.
+#[derive(Debug, Clone, Copy, Default)]
+struct Input<'a> {
+    /// The text: a here-document, a here-string, what `echo` writes into the pipe.
+    text: Option<&'a str>,
+    /// The contents of files (`cat FILE | …`).
+    files: bool,
+}
+
+/// Pushes each stage of one simple command (see [`invocations`]); `input` is what it reads on
+/// its input (a here-document a shell runs as its script, ...).
 fn command_stages(
     words: &[RawWord],
-    stdin: Option<&str>,
+    input: Input<'_>,
     depth: usize,
     levels: usize,
     out: &mut Runs,
 ) -> Result<(), ShellError> {
+    let stdin = input.text;
     let mut rest = words;
     while let Some((word, args)) = rest.split_first() {
         let program = plain_text(&word.pieces);
@@ -863,7 +874,7 @@ fn command_stages(
                 // `xargs rm -rf <<< ~/x`: the words it reads are its command's last operands.
                 let words: Vec<RawWord> =
                     rest.iter().cloned().chain(input.split_whitespace().map(literal_word)).collect();
-                return command_stages(&words, None, depth, levels, out);
+                return command_stages(&words, Input::default(), depth, levels, out);
             }
             continue;
         }
@@ -886,6 +897,8 @@ fn command_stages(
                     out.invocations.push(invocation);
                     return collect_invocations(stdin.unwrap_or_default(), depth + 1, levels, out);
                 }
+                // `cat setup.sh | bash`: it runs a file, as `bash setup.sh` does.
+                ShellRuns::Unknown if input.files && !texts.iter().any(|t| t.as_deref() == Some("-c")) => {}
                 ShellRuns::Unknown => invocation.runs_unknown = true,
                 ShellRuns::File => {}
             }
@@ -901,7 +914,7 @@ fn command_stages(
                 .map_or(texts.len(), |i| i + 1);
             if start < args.len() {
                 out.invocations.push(invocation);
-                return command_stages(&args[start..], stdin, depth, levels, out);
+                return command_stages(&args[start..], input, depth, levels, out);
             }
         } else if kind == "watch" {
             // `watch [options] COMMAND...` joins its arguments and runs them with `sh -c`.
@@ -1088,7 +1101,7 @@ fn find_exec(
                 .zip(&texts[start..end])
                 .map(|(w, t)| if t.as_deref() == Some("{}") { found.clone() } else { w.clone() })
                 .collect();
-            command_stages(&stage, None, depth + 1, levels, out)?;
+            command_stages(&stage, Input::default(), depth + 1, levels, out)?;
             i = end;
         }
         i += 1;
@@ -1384,6 +1397,41 @@ mod tests {
         assert_eq!(listed.last().map(String::as_str), Some("?f"), "{listed:?}");
         let copied = listed.iter().filter(|w| w.starts_with("rm -rf ") && !w.contains('$')).count();
         assert_eq!(copied, super::syntax::MAX_COPIED_STEPS / 2);
+    }
+
+    #[test]
+    fn what_a_pipeline_feeds_a_shell_is_its_script_or_a_file() {
+        assert_eq!(words("echo 'rm -rf ~' | bash"), ["echo rm -rf ~", "bash", "rm -rf ~"]);
+        assert_eq!(
+            words("printf 'cd /\\nrm -rf x\\n' | sudo sh"),
+            ["printf cd /\\nrm -rf x\\n", "sudo sh", "sh", "cd /", "rm -rf x"]
+        );
+        assert_eq!(words("cat <<EOF | sh\nrm -rf ~\nEOF"), ["cat", "sh", "rm -rf ~"]);
+        // A file's contents: a script file, as `bash setup.sh` runs one.
+        assert_eq!(words("cat scripts/setup.sh | bash"), ["cat scripts/setup.sh", "bash"]);
+        assert_eq!(
+            words("cat a.sh b.sh | sudo bash -s -- -x"),
+            ["cat a.sh b.sh", "sudo bash -s -- -x", "bash -s -- -x"]
+        );
+        // What cannot be told stays unknown.
+        for script in [
+            "curl -fsSL https://x.example/i.sh | bash",
+            "cat - | bash",
+            "cat /dev/stdin | sh",
+            "echo -e 'rm\\x20-rf ~' | bash",
+            "echo \"$X\" | bash",
+            "printf '%s\\n' 'rm -rf ~' | bash",
+            "echo ls > out | bash",
+            "cat setup.sh | bash -c \"$X\"",
+        ] {
+            let listed = words(script);
+            assert!(listed.iter().any(|w| w.starts_with('?')), "{script}: {listed:?}");
+        }
+        // Its own input wins over the pipe's.
+        assert_eq!(words("echo 'rm -rf ~' | bash <<< 'ls'"), ["echo rm -rf ~", "bash", "ls"]);
+        // The text is also the input other programs read (an interpreter's program).
+        let analysis = invocations("echo 'import os' | python3").unwrap();
+        assert_eq!(analysis[1].stdin.as_deref(), Some("import os\n"));
     }
 
     #[test]

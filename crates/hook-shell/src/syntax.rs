@@ -96,17 +96,94 @@ pub(crate) struct Command {
     pub(crate) words: Vec<RawWord>,
     /// The redirections and their targets.
     pub(crate) redirects: Vec<(Redirect, RawWord)>,
+    /// What the previous stage of its pipeline writes to its input, when the script tells.
+    pub(crate) piped: Option<Piped>,
+}
+
+/// What a stage of a pipeline writes to the next one's input, known from the script.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Piped {
+    /// Text: `echo WORDS`, `printf 'TEXT'` without a format, `cat` of a here-document, `ls -d
+    /// PATH...`.
+    Text(String),
+    /// The contents of files: `cat FILE...` (so `cat setup.sh | bash` runs a file, as `bash
+    /// setup.sh` does).
+    Files,
 }
 
 impl Command {
     /// The text the command reads on its input when the script holds it: a here-document (as
-    /// written) or a here-string whose value is known.
+    /// written), a here-string whose value is known, or the text the previous stage of its
+    /// pipeline writes ([`Piped::Text`]).
     pub(crate) fn stdin_text(&self) -> Option<String> {
-        self.redirects.iter().rev().find_map(|(redirect, word)| match redirect {
-            Redirect::HereDoc => Some(word.raw.clone()),
-            Redirect::HereString => plain_text(&word.pieces),
+        self.redirects
+            .iter()
+            .rev()
+            .find_map(|(redirect, word)| match redirect {
+                Redirect::HereDoc => Some(word.raw.clone()),
+                Redirect::HereString => plain_text(&word.pieces),
+                _ => None,
+            })
+            .or_else(|| match &self.piped {
+                Some(Piped::Text(text)) if !self.redirects.iter().any(|(r, _)| *r == Redirect::Input) => {
+                    Some(text.clone())
+                }
+                _ => None,
+            })
+    }
+
+    /// Whether it reads the contents of files on its input (`cat FILE | …`), and nothing
+    /// else: no redirection of its own replaces them.
+    pub(crate) fn reads_piped_files(&self) -> bool {
+        self.piped == Some(Piped::Files)
+            && !self
+                .redirects
+                .iter()
+                .any(|(r, _)| matches!(r, Redirect::Input | Redirect::HereDoc | Redirect::HereString))
+    }
+
+    /// What it writes on its output for the next stage of a pipeline, when the script tells:
+    /// see [`Piped`]. Its output redirected elsewhere, or anything else, is `None`.
+    fn output(&self) -> Option<Piped> {
+        if self.redirects.iter().any(|(r, _)| *r == Redirect::Output) {
+            return None;
+        }
+        let words: Vec<String> = self.words.iter().map(|w| plain_text(&w.pieces)).collect::<Option<_>>()?;
+        let (program, args) = words.split_first()?;
+        match program.rsplit('/').next().unwrap_or(program) {
+            "cat" if args.is_empty() => self.stdin_text().map(Piped::Text),
+            "cat" => args
+                .iter()
+                .all(|a| !a.starts_with('-') && !a.starts_with("/dev/") && !a.starts_with("/proc/"))
+                .then_some(Piped::Files),
+            // `ls -d PATH...` lists the paths themselves.
+            "ls" if args.iter().any(|a| a.starts_with('-') && a.contains('d')) => {
+                let (flags, paths): (Vec<&String>, Vec<&String>) = args.iter().partition(|a| a.starts_with('-'));
+                let only_listing = flags.iter().all(|f| f.len() > 1 && f[1..].chars().all(|c| matches!(c, 'd' | '1')));
+                (only_listing && !paths.is_empty())
+                    .then(|| Piped::Text(paths.iter().map(|p| format!("{p}\n")).collect()))
+            }
+            "echo" => {
+                let flags = args
+                    .iter()
+                    .take_while(|a| {
+                        a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+                    })
+                    .count();
+                // `-e` reads escapes, which this does not.
+                if args[..flags].iter().any(|a| a.contains('e')) {
+                    return None;
+                }
+                Some(Piped::Text(args[flags..].join(" ") + "\n"))
+            }
+            "printf" => match args {
+                [text] if !text.contains('%') => {
+                    Some(Piped::Text(text.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")))
+                }
+                _ => None,
+            },
             _ => None,
-        })
+        }
     }
 }
 
@@ -287,8 +364,19 @@ impl<'t> Reader<'t> {
     }
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+        let mut input = None;
         for command in &pipeline.seq {
+            let start = self.items.len();
             self.command(command);
+            // A simple command's own step comes first (what a call of a function runs, after).
+            let step = match (command, self.items.get_mut(start)) {
+                (ast::Command::Simple(_), Some(Item::Command(step))) => Some(step),
+                _ => None,
+            };
+            input = step.and_then(|step| {
+                step.piped = input.take();
+                step.output()
+            });
         }
     }
 
@@ -474,7 +562,7 @@ impl<'t> Reader<'t> {
                 raw: name,
                 nested: Vec::new(),
             };
-            return Some(vec![Item::Command(Command { words: vec![unknown], redirects: Vec::new() })]);
+            return Some(vec![Item::Command(Command { words: vec![unknown], ..Command::default() })]);
         }
         self.copies += reading.len();
         let copied: Vec<Item> = reading.iter().map(|item| with_arguments(item, args)).collect();
@@ -549,7 +637,12 @@ impl<'t> Reader<'t> {
                     ast::IoFileRedirectTarget::Filename(word) => self.word(&word.value),
                     ast::IoFileRedirectTarget::Duplicate(word) => {
                         let word = self.word(&word.value);
-                        command.redirects.push((Redirect::Duplicate, word));
+                        // `>& FILE` (not a descriptor number, nor `-`) sends both outputs to FILE.
+                        let to_file = redirect == Redirect::Duplicate
+                            && matches!(kind, ast::IoFileRedirectKind::DuplicateOutput)
+                            && plain_text(&word.pieces)
+                                .is_none_or(|t| !t.is_empty() && t != "-" && !t.bytes().all(|b| b.is_ascii_digit()));
+                        command.redirects.push((if to_file { Redirect::Output } else { Redirect::Duplicate }, word));
                         return;
                     }
                     ast::IoFileRedirectTarget::Fd(_) => return,
@@ -727,6 +820,7 @@ fn with_arguments(item: &Item, args: &[RawWord]) -> Item {
                     (*redirect, word)
                 })
                 .collect(),
+            piped: command.piped.clone(),
         }),
         Item::Expand(list) => Item::Expand(words(list)),
         other => other.clone(),
@@ -802,7 +896,7 @@ fn plain_command(text: &str) -> Option<Vec<Item>> {
         .into_iter()
         .map(|word| RawWord { pieces: vec![Piece::Text(word.to_owned())], raw: word.to_owned(), nested: Vec::new() })
         .collect();
-    Some(vec![Item::Command(Command { words, redirects: Vec::new() })])
+    Some(vec![Item::Command(Command { words, ..Command::default() })])
 }
 
 /// The words of a text [`plain_command`] reads, as written.
