@@ -145,12 +145,19 @@ impl Command {
     /// What it writes on its output for the next stage of a pipeline, when the script tells:
     /// see [`Piped`]. Its output redirected elsewhere, or anything else, is `None`.
     fn output(&self) -> Option<Piped> {
-        if self.redirects.iter().any(|(r, _)| *r == Redirect::Output) {
+        // Most programs are none of these: told from the first word, with nothing allocated.
+        let program = match self.words.first().map(|w| w.pieces.as_slice()) {
+            Some([Piece::Text(program)]) => program.rsplit('/').next().unwrap_or(program),
+            _ => return None,
+        };
+        if !matches!(program, "cat" | "ls" | "echo" | "printf")
+            || self.redirects.iter().any(|(r, _)| *r == Redirect::Output)
+        {
             return None;
         }
         let words: Vec<String> = self.words.iter().map(|w| plain_text(&w.pieces)).collect::<Option<_>>()?;
-        let (program, args) = words.split_first()?;
-        match program.rsplit('/').next().unwrap_or(program) {
+        let args = &words[1..];
+        match program {
             "cat" if args.is_empty() => self.stdin_text().map(Piped::Text),
             "cat" => args
                 .iter()
@@ -365,7 +372,7 @@ impl<'t> Reader<'t> {
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline) {
         let mut input = None;
-        for command in &pipeline.seq {
+        for (n, command) in pipeline.seq.iter().enumerate() {
             let start = self.items.len();
             self.command(command);
             // A simple command's own step comes first (what a call of a function runs, after).
@@ -373,9 +380,10 @@ impl<'t> Reader<'t> {
                 (ast::Command::Simple(_), Some(Item::Command(step))) => Some(step),
                 _ => None,
             };
+            let has_next = n + 1 < pipeline.seq.len();
             input = step.and_then(|step| {
                 step.piped = input.take();
-                step.output()
+                if has_next { step.output() } else { None }
             });
         }
     }
