@@ -1366,30 +1366,29 @@ mod tests {
 
     #[test]
     fn a_function_called_with_arguments_runs_its_body_with_them() {
-        // The body as defined (its arguments unknown), then as each call runs it.
-        assert_eq!(words("f(){ rm -rf \"$1\"; }; f ~"), ["rm -rf \"$1\"", "f ~", "rm -rf ~"]);
-        assert_eq!(
-            words("del() { echo bye; rm -rf \"$@\"; }\ndel ~/a /b; del"),
-            ["echo bye", "rm -rf \"$@\"", "del ~/a /b", "rm -rf ~/a /b", "del"]
-        );
-        // As defined, what `sudo` runs is unknown; as called, it is known.
-        assert_eq!(
-            words("function w { sudo $* ; }; w rm -rf /"),
-            ["sudo $*", "?$*", "w rm -rf /", "sudo rm -rf /", "rm -rf /"]
-        );
-        // `$2` past the last argument is empty; `${1:-x}` is not followed.
-        assert_eq!(words("g(){ rm -r $1$2 ${1:-x}; }; g /etc"), ["rm -r $1$2 ${1:-x}", "g /etc", "rm -r /etc ${1:-x}"]);
-        // In `$(...)`, and from a function another function calls.
-        assert_eq!(
-            words("a(){ rm -rf \"$1\"; }; b(){ a \"$1\"; }; b ~"),
-            ["rm -rf \"$1\"", "a \"$1\"", "b ~", "a ~", "rm -rf ~"]
-        );
-        assert_eq!(
-            words("h(){ echo $(cat \"$1\"); }; h .env"),
-            ["cat \"$1\"", "echo $(cat \"$1\")", "h .env", "cat .env", "echo $(cat \"$1\")"]
-        );
-        // A redefinition replaces the function; a call without arguments copies nothing.
-        assert_eq!(words("f(){ ls \"$1\"; }; f(){ pwd; }; f /x"), ["ls \"$1\"", "pwd", "f /x"]);
+        let cases: &[(&str, &[&str])] = &[
+            // The body as defined (its arguments unknown), then as each call runs it.
+            ("f(){ rm -rf \"$1\"; }; f ~", &["rm -rf \"$1\"", "f ~", "rm -rf ~"]),
+            (
+                "del() { echo bye; rm -rf \"$@\"; }\ndel ~/a /b; del",
+                &["echo bye", "rm -rf \"$@\"", "del ~/a /b", "rm -rf ~/a /b", "del"],
+            ),
+            // As defined, what `sudo` runs is unknown; as called, it is known.
+            ("function w { sudo $* ; }; w rm -rf /", &["sudo $*", "?$*", "w rm -rf /", "sudo rm -rf /", "rm -rf /"]),
+            // `$2` past the last argument is empty; `${1:-x}` is not followed.
+            ("g(){ rm -r $1$2 ${1:-x}; }; g /etc", &["rm -r $1$2 ${1:-x}", "g /etc", "rm -r /etc ${1:-x}"]),
+            // From a function another function calls, and in `$(...)`.
+            ("a(){ rm -rf \"$1\"; }; b(){ a \"$1\"; }; b ~", &["rm -rf \"$1\"", "a \"$1\"", "b ~", "a ~", "rm -rf ~"]),
+            (
+                "h(){ echo $(cat \"$1\"); }; h .env",
+                &["cat \"$1\"", "echo $(cat \"$1\")", "h .env", "cat .env", "echo $(cat \"$1\")"],
+            ),
+            // A redefinition replaces the function; a call without arguments copies nothing.
+            ("f(){ ls \"$1\"; }; f(){ pwd; }; f /x", &["ls \"$1\"", "pwd", "f /x"]),
+        ];
+        for (script, expected) in cases {
+            assert_eq!(words(script), *expected, "{script}");
+        }
         // Past the steps one script's calls may copy, a call runs what cannot be told.
         let many: String = (0..super::syntax::MAX_COPIED_STEPS / 2 + 1).map(|n| format!("f {n}\n")).collect();
         let script = format!("f(){{ rm -rf \"$1\"; ls \"$1\"; }}\n{many}");
