@@ -104,9 +104,9 @@ fn schema(mode: Mode) -> Result<()> {
 
 /// Builds the `echo_hook` example and the `hookwire` binary in release, the binary as `cargo
 /// xtask install` builds it (the harness talks to the one and runs the other as `hookwire hook
-/// claude`), then runs the `compare` harness in
-/// release: hookwire side by side with bare baselines (see docs/performance.md). `options`
-/// (`--quick`, `--only GROUP,...`) go to the harness, which checks them.
+/// claude`), then runs the `compare` harness in release: hookwire side by side with bare
+/// baselines (see docs/performance.md). `options` (`--quick`, `--only GROUP,...`) go to the
+/// harness, which checks them.
 fn bench(options: &[&str]) -> Result<()> {
     let root = workspace_root();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
