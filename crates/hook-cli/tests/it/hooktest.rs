@@ -413,8 +413,8 @@ cases:
     let output = test_run(&sandbox, &["--coverage"]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", both(&output));
-    // The git pack's 17 rules but `git/push-force`, and `no-shutdown`.
-    let left = 17;
+    // The git pack's 19 rules but `git/push-force`, and `no-shutdown`.
+    let left = 19;
     assert!(text.contains(&format!("coverage: {left} rule(s) no case reached:\n")), "{text}");
     assert!(text.contains("  rule no-shutdown of project:rules:hooks.yaml:pre_tool_execution ("), "{text}");
     assert!(text.contains("  rule git/reset-hard of "), "{text}");
