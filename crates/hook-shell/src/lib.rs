@@ -887,18 +887,20 @@ fn command_stages(
             return collect_invocations(input, depth + 1, levels, out);
         }
         if SHELLS.contains(&kind) {
+            // With `-c` the script is its operand (unknown here), never what it reads on its input.
+            let dash_c = texts.iter().any(|t| t.as_deref() == Some("-c"));
             match shell_script(&texts) {
                 ShellRuns::Script(script) => {
                     out.invocations.push(invocation);
                     return collect_invocations(&script, depth + 1, levels, out);
                 }
                 // `bash <<EOF ... EOF`: the here-document is the script.
-                ShellRuns::Unknown if stdin.is_some() && !texts.iter().any(|t| t.as_deref() == Some("-c")) => {
+                ShellRuns::Unknown if stdin.is_some() && !dash_c => {
                     out.invocations.push(invocation);
                     return collect_invocations(stdin.unwrap_or_default(), depth + 1, levels, out);
                 }
                 // `cat setup.sh | bash`: it runs a file, as `bash setup.sh` does.
-                ShellRuns::Unknown if input.files && !texts.iter().any(|t| t.as_deref() == Some("-c")) => {}
+                ShellRuns::Unknown if input.files && !dash_c => {}
                 ShellRuns::Unknown => invocation.runs_unknown = true,
                 ShellRuns::File => {}
             }

@@ -554,7 +554,8 @@ impl<'t> Reader<'t> {
     /// deep, too). A function's body is also read where it is defined, as it stands. Past
     /// [`MAX_COPIED_STEPS`] steps copied in one script, a call runs what cannot be told.
     fn called(&mut self, command: &Command, calls: usize) -> Option<Vec<Item>> {
-        if self.defining {
+        // Most scripts define no function: nothing of the command is read then.
+        if self.defining || self.functions.is_empty() {
             return None;
         }
         let at = command.words.iter().position(|word| crate::assigned_name(&word.raw).is_none())?;
