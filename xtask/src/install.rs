@@ -83,15 +83,7 @@ pub(crate) fn build_hookwire(root: &Path, profile: Profile) -> Result<(PathBuf, 
         args.push("--");
         args.extend(STATIC_FLAGS);
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(&args)
-        .current_dir(root)
-        .status()
-        .with_context(|| format!("running cargo {}", args.join(" ")))?;
-    if !status.success() {
-        bail!("`cargo {}` failed ({status})", args.join(" "));
-    }
+    crate::cargo(root, &args)?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     Ok((target.join(profile.dir()).join("hookwire"), linking))
 }

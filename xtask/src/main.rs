@@ -109,24 +109,26 @@ fn schema(mode: Mode) -> Result<()> {
 /// harness, which checks them.
 fn bench(options: &[&str]) -> Result<()> {
     let root = workspace_root();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let run = |args: &[&str]| -> Result<()> {
-        let status = std::process::Command::new(&cargo)
-            .args(args)
-            .current_dir(&root)
-            .status()
-            .with_context(|| format!("running cargo {}", args.join(" ")))?;
-        if !status.success() {
-            bail!("`cargo {}` failed ({status})", args.join(" "));
-        }
-        Ok(())
-    };
-    run(&["build", "--release", "-p", "hook-process", "--example", "echo_hook"])?;
+    cargo(&root, &["build", "--release", "-p", "hook-process", "--example", "echo_hook"])?;
     let (_, linking) = install::build_hookwire(&root, install::Profile::Release)?;
     eprintln!("hookwire: {linking}, as `cargo xtask install` builds it");
     let mut args = vec!["run", "--release", "-p", "hookwire-tests", "--bin", "compare", "--"];
     args.extend_from_slice(options);
-    run(&args)
+    cargo(&root, &args)
+}
+
+/// Runs `cargo ARGS` (the cargo running this task) in `root`; an error when it fails.
+fn cargo(root: &Path, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
+    if !status.success() {
+        bail!("`cargo {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
